@@ -1,0 +1,136 @@
+// mpgpu: the command-line front end. validate | run | report.
+#include <systemc>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "platform/platform_config.hpp"
+#include "platform/simulation.hpp"
+#include "report.hpp"
+
+using namespace mpgpu;
+
+namespace {
+
+struct Args {
+  std::string platform, workload, out = "out", timeline, format = "table";
+  std::vector<std::string> sets;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+};
+
+std::vector<std::pair<std::string, std::string>> overrides(const Args& a) {
+  std::vector<std::pair<std::string, std::string>> o;
+  for (const auto& s : a.sets) o.push_back(split_override(s));
+  return o;
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const auto tmp = path.string() + ".partial";
+  std::ofstream f(tmp);
+  f << text;
+  f.close();
+  if (!f) throw ConfigError(path.string() + ": cannot write");
+  std::filesystem::rename(tmp, path);
+}
+
+int cmd_validate(const Args& a) {
+  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  fmt::print("{}: platform '{}' is valid: {} SMs at {} MHz, {} L2 slices, {} memory channels, {:.1f} GB/s\n",
+             a.platform, cfg.name, cfg.sm.count, cfg.clocks.core, cfg.l2.slices, cfg.dram.channels,
+             cfg.dram_peak_gbps());
+  if (!a.workload.empty()) {
+    WorkloadDesc w = load_workload(a.workload, overrides(a));
+    resolve_workload(cfg, w);
+    fmt::print("{}: workload '{}' is valid: {} processes, {} kernels, {} launches\n", a.workload, w.name,
+               w.processes.size(), w.kernels.size(), w.total_launches());
+  }
+  return 0;
+}
+
+int cmd_run(const Args& a) {
+  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  WorkloadDesc w = load_workload(a.workload, overrides(a));
+  resolve_workload(cfg, w);
+  std::filesystem::create_directories(a.out);
+  RunOptions opt;
+  opt.timeline_path = a.timeline;
+  opt.jobs = a.jobs;
+  nlohmann::json stats = run_workload(cfg, w, opt);
+  write_atomically(std::filesystem::path(a.out) / "stats.json", stats.dump(2) + "\n");
+  print_summary(stats);
+  fmt::print("stats: {}\n", (std::filesystem::path(a.out) / "stats.json").string());
+  if (!a.timeline.empty()) fmt::print("timeline: {} (open in https://ui.perfetto.dev)\n", a.timeline);
+  return 0;
+}
+
+int cmd_report(const Args& a) {
+  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  nlohmann::json out = nlohmann::json::object();
+  if (!a.workload.empty()) {
+    WorkloadDesc w = load_workload(a.workload, overrides(a));
+    resolve_workload(cfg, w);
+    out = kernel_report(cfg, w);
+  } else {
+    out = {{"platform", cfg.name}, {"kernels", nlohmann::json::array()}};
+  }
+  if (a.format == "json") {
+    std::cout << out.dump(2) << "\n";
+  } else if (!a.workload.empty()) {
+    print_kernel_table(out);
+  } else {
+    fmt::print("platform {}: give --workload for per-kernel occupancy rows\n", cfg.name);
+  }
+  return 0;
+}
+
+}  // namespace
+
+// The banner would pollute stdout; SystemC reads this variable when it first prints.
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+int sc_main(int argc, char** argv) {
+  CLI::App app{"mpgpu: SystemC/TLM-2.0 model of a multiprogrammed GPU"};
+  app.require_subcommand(1);
+  Args a;
+  auto* validate = app.add_subcommand("validate", "check a platform (and a workload) without simulating");
+  auto* run = app.add_subcommand("run", "simulate a workload on a platform; writes DIR/stats.json");
+  auto* report = app.add_subcommand("report", "per-kernel occupancy, storage fraction and context-save time");
+  for (auto* sc : {validate, run, report}) {
+    sc->add_option("--platform", a.platform, "platform YAML file")->required();
+    sc->add_option("--set", a.sets, "override a key: a.b.c=value (prefix workload. for the workload)");
+  }
+  validate->add_option("--workload", a.workload, "workload YAML file");
+  run->add_option("--workload", a.workload, "workload YAML file")->required();
+  run->add_option("--out", a.out, "output directory")->capture_default_str();
+  run->add_option("--timeline", a.timeline, "write a Chrome trace-event JSON timeline (Perfetto)");
+  run->add_option("--jobs", a.jobs, "simulations run in parallel (isolated runs for T_SP)")->capture_default_str();
+  report->add_option("--workload", a.workload, "workload YAML file");
+  report->add_option("--format", a.format, "table or json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (*validate) return cmd_validate(a);
+    if (*run) return cmd_run(a);
+    return cmd_report(a);
+  } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

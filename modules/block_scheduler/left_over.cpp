@@ -1,0 +1,28 @@
+#include "block_scheduler/left_over.hpp"
+
+namespace mpgpu {
+
+uint32_t LeftOverFcfs::schedule(const TryDispatch& try_dispatch) {
+  uint32_t issued = 0;
+  while (!queue_.empty()) {
+    PendingKernel& k = queue_.front();
+    bool progress = true;
+    while (k.next_tb < k.grid && progress) {
+      progress = false;
+      for (uint32_t i = 0; i < num_sms_ && k.next_tb < k.grid; ++i) {
+        const uint32_t sm = (next_sm_ + i) % num_sms_;
+        if (try_dispatch(sm, k.id, k.next_tb)) {
+          ++k.next_tb;
+          ++issued;
+          progress = true;
+        }
+      }
+      next_sm_ = (next_sm_ + 1) % num_sms_;
+    }
+    if (k.next_tb < k.grid) break;  // Left-Over: later kernels wait for this one's TBs
+    queue_.pop_front();
+  }
+  return issued;
+}
+
+}  // namespace mpgpu

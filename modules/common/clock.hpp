@@ -1,0 +1,29 @@
+#pragma once
+// A clock domain (SM core, crossbar/L2, DRAM): the one place cycles become sc_time.
+#include <systemc>
+
+#include <cmath>
+#include <cstdint>
+
+namespace mpgpu {
+
+class ClockDomain {
+ public:
+  ClockDomain() = default;
+  explicit ClockDomain(double mhz) : mhz_(mhz), period_ps_(1e6 / mhz) {}
+  double mhz() const { return mhz_; }
+  double period_ps() const { return period_ps_; }
+  sc_core::sc_time period() const { return sc_core::sc_time(period_ps_, sc_core::SC_PS); }
+  sc_core::sc_time cycles(double n) const { return sc_core::sc_time(n * period_ps_, sc_core::SC_PS); }
+  // Whole cycles elapsed at time t (rounded down, tolerant of ps rounding).
+  uint64_t to_cycles(const sc_core::sc_time& t) const {
+    return static_cast<uint64_t>(std::floor(t.to_seconds() * 1e12 / period_ps_ + 1e-6));
+  }
+  double ns_to_cycles(double ns) const { return ns * 1e3 / period_ps_; }
+
+ private:
+  double mhz_ = 1000.0;
+  double period_ps_ = 1000.0;
+};
+
+}  // namespace mpgpu

@@ -1,0 +1,65 @@
+#pragma once
+// The TLM generic-payload extensions of DESIGN (TLM conventions): one for memory traffic, one
+// for control traffic between host, block scheduler and SMs.
+#include <tlm>
+
+#include <cstdint>
+
+namespace mpgpu {
+
+enum class AccessKind : uint8_t { load, store, atomic, context_save, context_restore, page_walk, fill };
+
+struct gpu_mem_ext : tlm::tlm_extension<gpu_mem_ext> {
+  uint32_t context = 0;
+  uint32_t kernel = 0;
+  uint32_t sm = 0;
+  uint32_t warp = 0;
+  uint32_t tb = 0;
+  AccessKind kind = AccessKind::load;
+  uint64_t vaddr = 0;
+  bool page_fault = false;  // set by the fill unit; the SM reacts, nothing throws
+
+  tlm_extension_base* clone() const override { return new gpu_mem_ext(*this); }
+  void copy_from(const tlm_extension_base& other) override {
+    *this = static_cast<const gpu_mem_ext&>(other);
+  }
+};
+
+enum class CtrlCommand : uint8_t {
+  launch_kernel,   // host -> block scheduler
+  kernel_done,     // block scheduler -> host
+  dispatch_tb,     // block scheduler -> SM
+  tb_finished,     // SM -> block scheduler
+  status_query,    // block scheduler -> SM
+};
+
+struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {
+  CtrlCommand command = CtrlCommand::status_query;
+  uint32_t sm = 0;
+  uint32_t kernel = 0;  // model-wide launch id
+  uint32_t tb = 0;
+  bool accepted = false;      // dispatch: the SM had the resources
+  const void* info = nullptr; // command-specific record, owned by the sender
+
+  tlm_extension_base* clone() const override { return new gpu_ctrl_ext(*this); }
+  void copy_from(const tlm_extension_base& other) override {
+    *this = static_cast<const gpu_ctrl_ext&>(other);
+  }
+};
+
+// Sends one control command over a socket as a generic payload and returns the extension.
+template <typename Socket>
+gpu_ctrl_ext send_ctrl(Socket& socket, int port, gpu_ctrl_ext ext, sc_core::sc_time& delay) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_IGNORE_COMMAND);
+  gp.set_address(0);
+  gp.set_data_ptr(nullptr);
+  gp.set_data_length(0);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  gp.set_extension(&ext);
+  socket[port]->b_transport(gp, delay);
+  gp.clear_extension(&ext);
+  return ext;
+}
+
+}  // namespace mpgpu

@@ -1,0 +1,46 @@
+#pragma once
+// One L2 slice (one per memory partition): physically tagged, set-associative, LRU, hit latency;
+// misses go to the partition's memory controller and fill the line.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "common/address_map.hpp"
+#include "common/calendar.hpp"
+#include "common/clock.hpp"
+#include "l2/tag_array.hpp"
+
+namespace mpgpu {
+
+struct L2Params {
+  uint32_t slices = 1;
+  uint32_t sets = 64;  // per slice
+  uint32_t ways = 16;
+  uint32_t line_bytes = 128;
+  uint32_t hit_latency_cycles = 120;
+  uint32_t mshrs = 32;
+  uint64_t bytes_total() const { return uint64_t{slices} * sets * ways * line_bytes; }
+};
+
+class L2Slice : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<L2Slice> mem_in;      // from the crossbar
+  tlm_utils::simple_initiator_socket<L2Slice> mem_out;  // to the memory controller
+
+  L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map);
+
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  L2Params p_;
+  ClockDomain clock_;
+  const AddressMap& map_;
+  TagArray tags_;
+  OccupancyCalendar tag_port_;  // one tag lookup per cycle
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace mpgpu

@@ -1,0 +1,26 @@
+#pragma once
+// Set-associative tag array with true LRU: the functional core of the L2 slice.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mpgpu {
+
+class TagArray {
+ public:
+  TagArray(uint32_t sets, uint32_t ways) : sets_(sets), ways_(ways), tags_(size_t(sets) * ways, kInvalid), stamp_(size_t(sets) * ways, 0) {}
+  // Looks up `line` in `set`; on a miss allocates it over the LRU way. Returns true on a hit.
+  bool access(uint32_t set, uint64_t line);
+  bool contains(uint32_t set, uint64_t line) const;
+  uint32_t sets() const { return sets_; }
+  uint32_t ways() const { return ways_; }
+
+ private:
+  static constexpr uint64_t kInvalid = ~uint64_t{0};
+  uint32_t sets_, ways_;
+  std::vector<uint64_t> tags_;
+  std::vector<uint64_t> stamp_;  // last use; 0 = never
+  uint64_t clock_ = 0;
+};
+
+}  // namespace mpgpu

@@ -1,0 +1,47 @@
+#pragma once
+// Crossbar between SMs (and the fill unit) and the memory partitions: a request network and a
+// reply network, each with a fixed traversal latency and per-destination-port bandwidth
+// (flits per cycle), booked on occupancy calendars.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <vector>
+
+#include "common/address_map.hpp"
+#include "common/calendar.hpp"
+#include "common/clock.hpp"
+
+namespace mpgpu {
+
+struct CrossbarParams {
+  uint32_t latency_cycles = 8;  // one traversal, per direction
+  uint32_t flit_bytes = 32;
+  uint32_t flits_per_cycle = 1;  // per port
+};
+
+class Crossbar : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<Crossbar> mem_in;      // from SMs, fill unit
+  tlm_utils::multi_passthrough_initiator_socket<Crossbar> mem_out;  // to L2 slices, by partition
+
+  Crossbar(sc_core::sc_module_name name, const CrossbarParams& p, ClockDomain clock,
+           const AddressMap& map);
+
+  uint64_t requests() const { return requests_; }
+  sc_core::sc_time busy(uint32_t partition) const { return req_ports_.at(partition).busy_total(); }
+
+ private:
+  void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void end_of_elaboration() override;
+  sc_core::sc_time traverse(OccupancyCalendar& port, uint32_t bytes, const sc_core::sc_time& at);
+
+  CrossbarParams p_;
+  ClockDomain clock_;
+  const AddressMap& map_;
+  std::vector<OccupancyCalendar> req_ports_, reply_ports_;
+  uint64_t requests_ = 0;
+};
+
+}  // namespace mpgpu

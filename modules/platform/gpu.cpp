@@ -1,0 +1,48 @@
+#include "platform/gpu.hpp"
+
+#include "common/error.hpp"
+#include "platform/registry.hpp"
+
+namespace mpgpu {
+
+template <typename T>
+T* Gpu::make(ModuleRole role, const std::string& kind, const std::string& name, uint32_t index) {
+  sc_core::sc_module* m = registry().create(role, kind, name, index, ctx_);
+  owned_.emplace_back(m);
+  T* t = dynamic_cast<T*>(m);
+  if (!t) throw SimError("module kind '" + kind + "' does not implement the role of " + name);
+  return t;
+}
+
+Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const WorkloadDesc& w,
+         std::vector<uint32_t> selected, Timeline* timeline, bool progress)
+    : sc_module(name), cfg_(cfg), map_(cfg.address_map),
+      ctx_{cfg, w, selected, timeline, map_, Host::planned_tbs(w, selected), progress} {
+  host_ = make<Host>(ModuleRole::host, cfg.host_kind, "host", 0);
+  bs_ = make<BlockScheduler>(ModuleRole::block_scheduler, cfg.block_scheduler_kind, "block_scheduler", 0);
+  xbar_ = make<Crossbar>(ModuleRole::crossbar, cfg.crossbar_kind, "crossbar", 0);
+  fill_ = make<FillUnit>(ModuleRole::fill_unit, cfg.fill_unit_kind, "fill_unit", 0);
+
+  host_->launch_out.bind(bs_->launch_in);
+  bs_->host_out.bind(host_->done_in);
+  for (uint32_t i = 0; i < cfg.sm.count; ++i) {
+    Sm* sm = make<Sm>(ModuleRole::sm, cfg.sm_kind, "sm" + std::to_string(i), i);
+    sms_.push_back(sm);
+    bs_->sm_out.bind(sm->ctrl_in);  // port i of the multi-socket is SM i
+    sm->ctrl_out.bind(bs_->sm_in);
+    sm->mem_out.bind(xbar_->mem_in);
+    sm->walk_out.bind(fill_->walk_in);
+  }
+  for (uint32_t i = 0; i < cfg.dram.channels; ++i)
+    mcs_.push_back(make<MemoryController>(ModuleRole::dram, cfg.dram_kind, "mc" + std::to_string(i), i));
+  // Sub-partitions: consecutive slices share one memory controller.
+  const uint32_t per_channel = cfg.l2.slices / cfg.dram.channels;
+  for (uint32_t i = 0; i < cfg.l2.slices; ++i) {
+    L2Slice* s = make<L2Slice>(ModuleRole::l2, cfg.l2_kind, "l2_" + std::to_string(i), i);
+    l2_.push_back(s);
+    xbar_->mem_out.bind(s->mem_in);
+    s->mem_out.bind(mcs_[i / per_channel]->mem_in);
+  }
+}
+
+}  // namespace mpgpu

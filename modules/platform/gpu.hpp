@@ -1,0 +1,65 @@
+#pragma once
+// The elaborated GPU: host/command processor, block scheduler, SMs, crossbar, L2 slices, memory
+// controllers and fill unit, created through the registry and bound through TLM sockets.
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+#include "block_scheduler/block_scheduler.hpp"
+#include "common/address_map.hpp"
+#include "common/timeline.hpp"
+#include "dram/memory_controller.hpp"
+#include "fill_unit/fill_unit.hpp"
+#include "host/host.hpp"
+#include "l2/l2_slice.hpp"
+#include "noc/crossbar.hpp"
+#include "platform/platform_config.hpp"
+#include "platform/registry.hpp"
+#include "sm/sm.hpp"
+#include "workload/workload.hpp"
+
+namespace mpgpu {
+
+struct ElabContext {
+  const PlatformConfig& cfg;
+  const WorkloadDesc& workload;
+  std::vector<uint32_t> selected;  // processes taking part
+  Timeline* timeline;
+  const AddressMap& address_map;
+  uint64_t planned_tbs;
+  bool progress;
+};
+
+class Gpu : public sc_core::sc_module {
+ public:
+  Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const WorkloadDesc& w,
+      std::vector<uint32_t> selected, Timeline* timeline, bool progress = false);
+
+  Host& host() { return *host_; }
+  BlockScheduler& block_scheduler() { return *bs_; }
+  const std::vector<Sm*>& sms() const { return sms_; }
+  Crossbar& crossbar() { return *xbar_; }
+  const std::vector<L2Slice*>& l2_slices() const { return l2_; }
+  const std::vector<MemoryController*>& memory_controllers() const { return mcs_; }
+  FillUnit& fill_unit() { return *fill_; }
+  const PlatformConfig& config() const { return cfg_; }
+
+ private:
+  template <typename T>
+  T* make(ModuleRole role, const std::string& kind, const std::string& name, uint32_t index);
+
+  const PlatformConfig& cfg_;
+  AddressMap map_;
+  ElabContext ctx_;
+  std::vector<std::unique_ptr<sc_core::sc_module>> owned_;
+  Host* host_;
+  BlockScheduler* bs_;
+  std::vector<Sm*> sms_;
+  Crossbar* xbar_;
+  std::vector<L2Slice*> l2_;
+  std::vector<MemoryController*> mcs_;
+  FillUnit* fill_;
+};
+
+}  // namespace mpgpu

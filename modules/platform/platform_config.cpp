@@ -1,0 +1,205 @@
+#include "platform/platform_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "platform/registry.hpp"
+
+namespace mpgpu {
+
+namespace {
+
+constexpr int64_t kBig = int64_t{1} << 31;
+
+bool pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+std::string read_kind(const ConfigNode& n, ModuleRole role) {
+  auto kinds = registry().kinds(role);
+  return n.opt_enum("kind", kinds.front(), kinds);
+}
+
+void read_sm(const ConfigNode& n, PlatformConfig& c) {
+  SmParams& s = c.sm;
+  c.sm_kind = read_kind(n, ModuleRole::sm);
+  s.count = n.req_int("count", 1, 1024);
+  s.warp_size = n.opt_int("warp_size", 32, 1, 64);
+  s.max_threads = n.req_int("max_threads", 1, 1 << 16);
+  s.max_tbs = n.req_int("max_tbs", 1, 256);
+  s.registers = n.req_int("registers", 1, 1 << 24);
+  s.register_alloc_unit = n.opt_int("register_alloc_unit", 1, 1, 1 << 16);
+  auto shm = n.req("shared_mem_kb");
+  for (const auto& v : shm.req("configs").items()) s.shared_mem_configs.push_back(v.as_int(0, 1 << 16) * 1024);
+  if (s.shared_mem_configs.empty()) shm.req("configs").fail("expected at least one configuration");
+  if (!std::is_sorted(s.shared_mem_configs.begin(), s.shared_mem_configs.end()))
+    shm.req("configs").fail("configurations must be in ascending order");
+  auto def = shm.req("default");
+  s.shared_mem_default = def.as_int(0, 1 << 16) * 1024;
+  if (std::find(s.shared_mem_configs.begin(), s.shared_mem_configs.end(), s.shared_mem_default) ==
+      s.shared_mem_configs.end())
+    def.fail("default carve-out must be one of the configurations");
+  shm.finish();
+  s.warp_schedulers = n.req_int("warp_schedulers", 1, 16);
+  s.warp_scheduler = n.opt_enum("warp_scheduler", "gto", {"gto", "lrr", "qaws"});
+  s.shared_mem_latency = n.opt_int("shared_mem_latency_cycles", 26, 1, 10000);
+  if (auto l1 = n.opt("l1d")) {
+    s.l1_sets = l1->req_int("sets", 1, 1 << 16);
+    s.l1_ways = l1->req_int("ways", 1, 1024);
+    s.l1_line_bytes = l1->req_int("line_bytes", 32, 4096);
+    s.l1_mshrs = l1->req_int("mshrs", 1, 1 << 16);
+    s.l1_latency = l1->req_int("latency_cycles", 1, 10000);
+    l1->finish();
+  }
+  if (s.max_threads % s.warp_size) n.req("max_threads").fail("must be a multiple of warp_size");
+  n.finish();
+}
+
+void read_address_map(const ConfigNode& n, PlatformConfig& c) {
+  AddressMapParams& a = c.address_map;
+  a.partitions = c.l2.slices;
+  a.line_bytes = c.l2.line_bytes;
+  a.l2_sets = c.l2.sets;
+  a.banks = c.dram.banks;
+  a.row_bytes = c.dram.row_bytes;
+  const std::string kind = n.req_enum("kind", {"interleave", "xor"});
+  auto equations = [&](const std::string& key, uint32_t count) {
+    std::vector<std::vector<int>> eqs;
+    auto list = n.req(key);
+    for (const auto& eq : list.items()) {
+      std::vector<int> bits;
+      for (const auto& b : eq.items()) bits.push_back(static_cast<int>(b.as_int(0, 63)));
+      if (bits.empty()) eq.fail("an equation needs at least one address bit");
+      eqs.push_back(bits);
+    }
+    if (eqs.size() != static_cast<size_t>(std::log2(count)) || !pow2(count))
+      list.fail("expected log2(" + std::to_string(count) + ") equations, got " + std::to_string(eqs.size()));
+    return eqs;
+  };
+  if (kind == "interleave") {
+    a.kind = AddressMapParams::Kind::interleave;
+    a.interleave_bytes = n.req_int("interleave_bytes", 1, 1 << 30);
+  } else {
+    a.kind = AddressMapParams::Kind::xor_hash;
+    a.partition_bits = equations("partition_bits", a.partitions);
+    a.set_bits = equations("set_bits", a.l2_sets);
+    a.bank_bits = equations("bank_bits", a.banks);
+  }
+  n.finish();
+}
+
+}  // namespace
+
+PlatformConfig load_platform(const std::string& file,
+                             const std::vector<std::pair<std::string, std::string>>& overrides) {
+  PlatformConfig c;
+  c.file = file;
+  c.doc = ConfigDoc::load(file);
+  for (const auto& [k, v] : overrides)
+    if (k.rfind("workload.", 0) != 0) c.doc->override_key(k, v);
+  auto root = ConfigNode::root(c.doc);
+  c.name = root.req_str("name");
+  root.opt("description");
+
+  auto clk = root.req("clocks_mhz");
+  c.clocks.core = clk.req_num("core", 1, 1e5);
+  c.clocks.icnt = clk.req_num("icnt", 1, 1e5);
+  c.clocks.l2 = clk.req_num("l2", 1, 1e5);
+  c.clocks.dram = clk.req_num("dram", 1, 1e5);
+  clk.finish();
+
+  if (auto sim = root.opt("sim")) {
+    c.quantum_cycles = sim->opt_int("quantum_cycles", 1, 1, 1 << 20);
+    sim->finish();
+  }
+
+  auto host = root.req("host");
+  c.host_kind = read_kind(host, ModuleRole::host);
+  c.host.hardware_queues = host.req_int("hardware_queues", 1, 1024);
+  c.host.kernel_launch_cycles = host.opt_int("kernel_launch_cycles", 0, 0, 1 << 30);
+  auto link = host.req("link");
+  c.host.link.kind = link.req_enum("kind", {"pcie", "nvlink"});
+  c.host.link.clock_mhz = link.req_num("clock_mhz", 1, 1e5);
+  c.host.link.width_bytes = link.req_int("width_bytes", 1, 1024);
+  c.host.link.burst_bytes = link.req_int("burst_bytes", 1, 1 << 24);
+  c.host.link.latency_ns = link.opt_num("latency_ns", 1000, 0, 1e9);
+  link.finish();
+  host.finish();
+
+  auto bs = root.req("block_scheduler");
+  c.block_scheduler_kind = read_kind(bs, ModuleRole::block_scheduler);
+  c.block_scheduler.tb_dispatch_cycles = bs.opt_int("tb_dispatch_cycles", 1, 0, 1 << 20);
+  bs.finish();
+
+  read_sm(root.req("sm"), c);
+
+  auto xb = root.req("crossbar");
+  c.crossbar_kind = read_kind(xb, ModuleRole::crossbar);
+  c.crossbar.latency_cycles = xb.req_int("latency_cycles", 0, 1 << 20);
+  c.crossbar.flit_bytes = xb.req_int("flit_bytes", 1, 4096);
+  c.crossbar.flits_per_cycle = xb.opt_int("flits_per_cycle", 1, 1, 64);
+  xb.finish();
+
+  auto l2 = root.req("l2");
+  c.l2_kind = read_kind(l2, ModuleRole::l2);
+  c.l2.slices = l2.req_int("slices", 1, 1024);
+  c.l2.sets = l2.req_int("sets", 1, 1 << 20);
+  c.l2.ways = l2.req_int("ways", 1, 1024);
+  c.l2.line_bytes = l2.req_int("line_bytes", 32, 4096);
+  c.l2.hit_latency_cycles = l2.req_int("hit_latency_cycles", 0, 1 << 20);
+  c.l2.mshrs = l2.req_int("mshrs", 1, 1 << 20);
+  if (!pow2(c.l2.line_bytes)) l2.req("line_bytes").fail("must be a power of two");
+  l2.finish();
+
+  auto dr = root.req("dram");
+  c.dram_kind = read_kind(dr, ModuleRole::dram);
+  c.dram.channels = dr.req_int("channels", 1, 1024);
+  c.dram.bus_bytes = dr.req_int("bus_bytes", 1, 1024);
+  c.dram.burst_length = dr.req_int("burst_length", 1, 64);
+  c.dram.data_rate = dr.req_int("data_rate", 1, 16);
+  c.dram.banks = dr.req_int("banks", 1, 1024);
+  c.dram.row_bytes = dr.opt_int("row_bytes", 2048, 64, 1 << 20);
+  c.dram.latency_cycles = dr.req_int("latency_cycles", 0, 1 << 20);
+  auto t = dr.req("timing");
+  DramTiming& tm = c.dram.timing;
+  for (auto [key, field] : std::initializer_list<std::pair<const char*, uint32_t*>>{
+           {"CCD", &tm.CCD}, {"RRD", &tm.RRD}, {"RCD", &tm.RCD}, {"RAS", &tm.RAS}, {"RP", &tm.RP},
+           {"RC", &tm.RC}, {"CL", &tm.CL}, {"WL", &tm.WL}, {"WR", &tm.WR}})
+    *field = t.req_int(key, 0, 1000);
+  t.finish();
+  if (auto peak = dr.opt("peak_gbps")) {
+    const double declared = peak->as_num(0.1, 1e5);
+    if (std::fabs(declared - c.dram_peak_gbps()) > 0.01 * declared)
+      peak->fail("declared " + std::to_string(declared) + " GB/s but channels x bus_bytes x data_rate x dram clock gives " +
+                 std::to_string(c.dram_peak_gbps()) + " GB/s");
+  }
+  dr.finish();
+  if (c.dram.channels != c.l2.slices && c.l2.slices % c.dram.channels != 0)
+    root.req("l2").req("slices").fail("must be a multiple of dram.channels");
+
+  read_address_map(root.req("address_map"), c);
+
+  auto fu = root.req("fill_unit");
+  c.fill_unit_kind = read_kind(fu, ModuleRole::fill_unit);
+  c.fill_unit.walkers = fu.req_int("walkers", 1, 4096);
+  c.fill_unit.walk_cycles = fu.req_int("walk_cycles", 1, 1 << 20);
+  c.fill_unit.l2_tlb_entries = fu.opt_int("l2_tlb_entries", 1024, 1, 1 << 20);
+  c.fill_unit.l2_tlb_ways = fu.opt_int("l2_tlb_ways", 8, 1, 1024);
+  c.fill_unit.page_bytes = fu.opt_int("page_bytes", 4096, 512, 1 << 30);
+  fu.finish();
+
+  auto mech = root.req("mechanisms");
+  auto strings = [&](const std::string& key, const std::vector<std::string>& allowed) {
+    std::vector<std::string> out;
+    for (const auto& v : mech.req(key).items()) out.push_back(v.as_enum(allowed));
+    return out;
+  };
+  c.mechanisms.policies = strings("policies", {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss", "spatial",
+                                               "warped_slicer", "mias", "dual_kernel", "chimera"});
+  c.mechanisms.preemption = strings("preemption", {"context_switch", "draining", "flush"});
+  c.mechanisms.warp_schedulers = strings("warp_schedulers", {"gto", "lrr", "qaws"});
+  mech.finish();
+  root.finish();
+  return c;
+}
+
+}  // namespace mpgpu

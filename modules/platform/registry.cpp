@@ -1,0 +1,60 @@
+#include "platform/registry.hpp"
+
+#include "common/error.hpp"
+#include "platform/gpu.hpp"
+
+namespace mpgpu {
+
+void ModuleRegistry::add(ModuleRole role, const std::string& kind, Creator c) {
+  creators_[role].emplace_back(kind, std::move(c));
+}
+
+sc_core::sc_module* ModuleRegistry::create(ModuleRole role, const std::string& kind, const std::string& name,
+                                           uint32_t index, ElabContext& ctx) const {
+  for (const auto& [k, c] : creators_.at(role))
+    if (k == kind) return c(name, index, ctx);
+  throw SimError("no module kind '" + kind + "' registered");  // validation rejects it earlier
+}
+
+std::vector<std::string> ModuleRegistry::kinds(ModuleRole role) const {
+  std::vector<std::string> out;
+  for (const auto& kc : creators_.at(role)) out.push_back(kc.first);
+  return out;
+}
+
+namespace {
+ModuleRegistry make_builtin() {
+  ModuleRegistry r;
+  using R = ModuleRole;
+  r.add(R::host, "command_processor", [](const std::string& n, uint32_t, ElabContext& c) {
+    return new Host(n.c_str(), c.cfg.host, c.workload, c.selected, ClockDomain(c.cfg.clocks.core), c.timeline);
+  });
+  r.add(R::block_scheduler, "sm_driver", [](const std::string& n, uint32_t, ElabContext& c) {
+    return new BlockScheduler(n.c_str(), c.cfg.block_scheduler, c.cfg.sm, ClockDomain(c.cfg.clocks.core),
+                              c.planned_tbs, c.progress);
+  });
+  r.add(R::sm, "sm_tb", [](const std::string& n, uint32_t i, ElabContext& c) {
+    return new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline);
+  });
+  r.add(R::crossbar, "crossbar", [](const std::string& n, uint32_t, ElabContext& c) {
+    return new Crossbar(n.c_str(), c.cfg.crossbar, ClockDomain(c.cfg.clocks.icnt), c.address_map);
+  });
+  r.add(R::l2, "l2_slice", [](const std::string& n, uint32_t, ElabContext& c) {
+    return new L2Slice(n.c_str(), c.cfg.l2, ClockDomain(c.cfg.clocks.l2), c.address_map);
+  });
+  r.add(R::dram, "memory_controller", [](const std::string& n, uint32_t, ElabContext& c) {
+    return new MemoryController(n.c_str(), c.cfg.dram, ClockDomain(c.cfg.clocks.dram));
+  });
+  r.add(R::fill_unit, "fill_unit", [](const std::string& n, uint32_t, ElabContext& c) {
+    return new FillUnit(n.c_str(), c.cfg.fill_unit, ClockDomain(c.cfg.clocks.core));
+  });
+  return r;
+}
+}  // namespace
+
+ModuleRegistry& registry() {
+  static ModuleRegistry r = make_builtin();
+  return r;
+}
+
+}  // namespace mpgpu

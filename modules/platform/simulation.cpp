@@ -1,0 +1,248 @@
+#include "platform/simulation.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "common/metrics.hpp"
+#include "platform/gpu.hpp"
+#include "sm/occupancy.hpp"
+
+namespace mpgpu {
+
+using nlohmann::json;
+
+void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
+  const double mhz = cfg.clocks.core;
+  auto cycles = [&](double ns) { return ns * mhz / 1e3; };
+  for (auto& k : w.kernels) {
+    const Occupancy o = compute_occupancy(cfg.sm, {k.threads_per_tb, k.registers_per_tb, k.shared_mem_per_tb});
+    if (o.tbs_per_sm == 0 || o.shared_mem_config == 0)
+      throw ConfigError(fmt::format(
+          "{}: kernels.{}: a TB ({} threads, {} registers, {} B shared memory) never fits an SM of "
+          "platform '{}' ({} threads, {} registers, {} KB largest shared memory): limited by {}",
+          k.source, k.name, k.threads_per_tb, k.registers_per_tb, k.shared_mem_per_tb, cfg.name,
+          cfg.sm.max_threads, cfg.sm.registers, cfg.sm.largest_shared_mem() / 1024,
+          o.shared_mem_config == 0 ? "shared_memory" : o.limiting));
+    TbTimeDist& d = k.tb_time;
+    if (d.mean_ns > 0) d.mean_cycles = cycles(d.mean_ns);
+    if (d.min_ns > 0 || d.max_ns > 0) {
+      d.min_cycles = cycles(d.min_ns);
+      d.max_cycles = cycles(d.max_ns);
+    }
+    if (d.kind == TbTimeDist::Kind::calibrated) {
+      const double waves = std::ceil(double(k.grid) / (double(o.tbs_per_sm) * cfg.sm.count));
+      d.mean_cycles = cycles(d.kernel_time_ns) / waves;
+    }
+    if (d.kind == TbTimeDist::Kind::uniform) d.mean_cycles = (d.min_cycles + d.max_cycles) / 2;
+    if (d.kind != TbTimeDist::Kind::uniform && d.mean_cycles < 1)
+      throw ConfigError(k.source + ": kernels." + k.name + ": tb_time: mean TB time is below one core cycle");
+  }
+}
+
+namespace {
+
+double ns(const sc_core::sc_time& t) { return t.to_seconds() * 1e9; }
+
+json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
+  const ClockDomain core(cfg.clocks.core);
+  const sc_core::sc_time end = sc_core::sc_time_stamp();
+  json r;
+  r["sim"] = {{"cycles", core.to_cycles(end)}, {"time_ns", ns(end)}, {"core_clock_mhz", cfg.clocks.core}};
+  Host& host = gpu.host();
+  json kernels = json::array();
+  uint64_t instructions = 0;
+  for (const auto& k : host.launches()) {
+    const ProcessDesc& pd = w.processes[host.processes()[k.process].index];
+    const bool done = k.end_ns >= 0;
+    if (done) instructions += k.kernel->instructions_per_tb * k.kernel->grid;
+    kernels.push_back({{"name", k.kernel->name}, {"process", pd.name}, {"launch_id", k.id},
+                       {"submit_ns", k.submit_ns}, {"launch_ns", k.arrive_ns}, {"start_ns", k.start_ns},
+                       {"end_ns", k.end_ns}, {"tbs", k.kernel->grid}, {"completed", done},
+                       {"duration_ns", done ? k.end_ns - k.arrive_ns : -1.0}});
+  }
+  r["kernels"] = kernels;
+  json procs = json::array();
+  for (const auto& p : host.processes()) {
+    const ProcessDesc& pd = w.processes[p.index];
+    json runs = json::array();
+    for (const auto& run : p.runs) runs.push_back({{"start_ns", run.start_ns}, {"end_ns", run.end_ns}});
+    procs.push_back({{"name", pd.name}, {"index", p.index}, {"priority", pd.priority},
+                     {"arrival_ns", pd.arrival_ns}, {"runs", runs}});
+  }
+  r["processes"] = procs;
+  json sms = json::array();
+  for (const Sm* sm : gpu.sms())
+    sms.push_back({{"id", sm->id()}, {"tbs", sm->stats().tbs_done}, {"busy_ns", ns(sm->stats().busy)},
+                   {"utilization", end > sc_core::SC_ZERO_TIME ? sm->stats().busy / end : 0.0}});
+  r["sms"] = sms;
+  uint64_t hits = 0, misses = 0, dram_bytes = 0;
+  for (const L2Slice* s : gpu.l2_slices()) hits += s->hits(), misses += s->misses();
+  for (const MemoryController* m : gpu.memory_controllers()) dram_bytes += m->bytes();
+  r["memory"] = {{"crossbar_requests", gpu.crossbar().requests()}, {"l2_hits", hits}, {"l2_misses", misses},
+                 {"dram_bytes", dram_bytes}, {"page_walks", gpu.fill_unit().walks()}};
+  r["tbs_done"] = gpu.block_scheduler().tbs_done();
+  r["warp_instructions"] = instructions;
+  r["copies"] = host.copies().size();
+  return r;
+}
+
+}  // namespace
+
+json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const SimRequest& req) {
+  WorkloadDesc w = w_in;  // the isolated variant differs in repeats
+  if (req.isolated) {
+    w.replay_until_all_done = false;
+    for (uint32_t i : req.processes) {
+      w.processes[i].repeat = 1;
+      w.processes[i].arrival_ns = 0;
+    }
+  }
+  Timeline timeline(req.timeline_path);
+  Gpu gpu("gpu", cfg, w, req.processes, &timeline, req.progress);
+  sc_core::sc_start();
+  if (!gpu.host().all_done() && !gpu.host().stopped_by_replay())
+    throw SimError(fmt::format(
+        "no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} TBs "
+        "done (deadlock in the model)",
+        ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
+        gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()));
+  json r = collect(gpu, cfg, w);
+  timeline.commit();
+  return r;
+}
+
+std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w,
+                                  const std::vector<SimRequest>& reqs, unsigned jobs) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  struct Child {
+    pid_t pid;
+    int fd;
+  };
+  std::vector<json> results(reqs.size());
+  std::vector<Child> running;
+  std::vector<size_t> order;  // request index of each running child
+  std::string first_error;
+  bool config_error = false;
+
+  auto reap = [&](size_t slot) {
+    std::string out;
+    char buf[65536];
+    for (ssize_t n; (n = read(running[slot].fd, buf, sizeof buf)) > 0;) out.append(buf, n);
+    close(running[slot].fd);
+    int status = 0;
+    waitpid(running[slot].pid, &status, 0);
+    const size_t idx = order[slot];
+    running.erase(running.begin() + slot);
+    order.erase(order.begin() + slot);
+    json r = json::parse(out, nullptr, false);
+    if (!WIFEXITED(status) || r.is_discarded()) {
+      if (first_error.empty()) first_error = "simulation child crashed (signal or bad output)";
+      return;
+    }
+    if (r.contains("error")) {
+      if (first_error.empty()) {
+        first_error = r["error"].get<std::string>();
+        config_error = r["kind"] == "config";
+      }
+      return;
+    }
+    results[idx] = std::move(r);
+  };
+
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    while (running.size() >= std::max(1u, jobs)) reap(0);
+    int fds[2];
+    if (pipe(fds) != 0) throw SimError("pipe() failed");
+    pid_t pid = fork();
+    if (pid < 0) throw SimError("fork() failed");
+    if (pid == 0) {
+      close(fds[0]);
+      json r;
+      try {
+        r = simulate_here(cfg, w, reqs[i]);
+      } catch (const ConfigError& e) {
+        r = {{"error", e.what()}, {"kind", "config"}};
+      } catch (const std::exception& e) {
+        r = {{"error", e.what()}, {"kind", "sim"}};
+      }
+      const std::string s = r.dump();
+      for (size_t off = 0; off < s.size();) {
+        ssize_t n = write(fds[1], s.data() + off, s.size() - off);
+        if (n <= 0) break;
+        off += n;
+      }
+      close(fds[1]);
+      std::fflush(stdout);
+      _exit(0);
+    }
+    close(fds[1]);
+    running.push_back({pid, fds[0]});
+    order.push_back(i);
+  }
+  while (!running.empty()) reap(0);
+  if (!first_error.empty()) {
+    if (config_error) throw ConfigError(first_error);
+    throw SimError(first_error);
+  }
+  return results;
+}
+
+json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<SimRequest> reqs;
+  SimRequest mp;
+  for (uint32_t i = 0; i < w.processes.size(); ++i) mp.processes.push_back(i);
+  mp.timeline_path = opt.timeline_path;
+  mp.progress = true;
+  reqs.push_back(mp);
+  for (uint32_t i = 0; i < w.processes.size(); ++i) {
+    SimRequest iso;
+    iso.processes = {i};
+    iso.isolated = true;
+    reqs.push_back(iso);
+  }
+  std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs);
+  json stats = res[0];
+  std::vector<ProgramTimes> times;
+  for (uint32_t i = 0; i < w.processes.size(); ++i) {
+    json& p = stats["processes"][i];
+    const json& runs = p["runs"];
+    const json& iso_runs = res[i + 1]["processes"][0]["runs"];
+    const double t_sp = iso_runs[0]["end_ns"].get<double>() - iso_runs[0]["start_ns"].get<double>();
+    double sum = 0;
+    for (const auto& r : runs) sum += r["end_ns"].get<double>() - r["start_ns"].get<double>();
+    p["runs_completed"] = runs.size();
+    p["T_SP"] = t_sp;
+    if (runs.empty()) {  // replay stopped before this process completed a run
+      p["T_MP"] = nullptr;
+      p["NTT"] = nullptr;
+      continue;
+    }
+    const double t_mp = sum / runs.size();
+    p["T_MP"] = t_mp;
+    p["NTT"] = t_mp / t_sp;
+    times.push_back({t_sp, t_mp});
+  }
+  const MultiprogramMetrics m = compute_metrics(times);
+  stats["metrics"] = {{"antt", m.antt}, {"stp", m.stp}, {"fairness", m.fairness}, {"programs", times.size()}};
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats["host"] = {{"seconds", secs}, {"simulations", reqs.size()}, {"jobs", opt.jobs}};
+  stats["units"] = {{"times", "ns"}, {"T_MP", "mean over completed runs, ns"}, {"T_SP", "isolated run, ns"}};
+  json wdocs = json::array();
+  for (const auto& d : w.docs) wdocs.push_back({{"file", d->file}, {"content", yaml_to_json(d->root)}});
+  stats["config"] = {{"platform", {{"file", cfg.file}, {"content", cfg.resolved()}}},
+                     {"workload", {{"file", w.file}, {"policy", w.policy}, {"seed", w.seed}, {"documents", wdocs}}}};
+  stats["model"] = {{"name", "mpgpu"}, {"fidelity", "tb"}};
+  return stats;
+}
+
+}  // namespace mpgpu

@@ -1,0 +1,42 @@
+#pragma once
+// Running simulations. SystemC elaborates once per OS process, so every simulation (the
+// multiprogrammed run and each process's isolated run) runs in a forked child that reports its
+// result as JSON; the parent never elaborates.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/platform_config.hpp"
+#include "workload/workload.hpp"
+
+namespace mpgpu {
+
+// Checks every kernel fits the platform and turns TB times into core cycles (calibrated kernels:
+// mean TB time = kernel time / waves at full occupancy). Throws ConfigError.
+void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w);
+
+struct SimRequest {
+  std::vector<uint32_t> processes;  // which of the workload's processes take part
+  bool isolated = false;            // one run of the single process, no replay
+  std::string timeline_path;        // empty: none
+  bool progress = false;
+};
+
+// One simulation in this OS process (call at most once per process). Result JSON, see run().
+nlohmann::json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w, const SimRequest& req);
+
+// Several simulations in forked children, at most `jobs` at a time. Errors in a child are
+// rethrown here as the same kind (ConfigError or SimError).
+std::vector<nlohmann::json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w,
+                                            const std::vector<SimRequest>& reqs, unsigned jobs);
+
+struct RunOptions {
+  std::string timeline_path;
+  unsigned jobs = 2;
+};
+
+// The multiprogrammed run plus isolated runs for T_SP; returns the full stats.json content.
+nlohmann::json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt);
+
+}  // namespace mpgpu

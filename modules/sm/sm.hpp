@@ -1,0 +1,83 @@
+#pragma once
+// The SM at TB level (DESIGN, Workloads: fidelity 1): admits TBs against its resources, runs each
+// for its sampled duration, releases resources and reports completion to the block scheduler.
+// One SC_THREAD per SM; it sleeps until the next TB completion or a dispatch.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "common/payload.hpp"
+#include "common/timeline.hpp"
+#include "sm/sm_resources.hpp"
+#include "workload/kernel.hpp"
+
+namespace mpgpu {
+
+// A dispatch request: which TB of which launch.
+struct TbDispatch {
+  KernelLaunch* launch;
+  uint32_t tb;
+  TbResources resources;
+  uint32_t carve_out;
+};
+
+// A TB that finished, as reported to the block scheduler.
+struct TbCompletion {
+  KernelLaunch* launch;
+  uint32_t tb;
+  uint32_t sm;
+  sc_core::sc_time start, end;
+};
+
+struct SmStats {
+  uint64_t tbs_done = 0;
+  sc_core::sc_time busy;  // time with at least one resident TB
+};
+
+class Sm : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Sm> ctrl_in;      // dispatch / status from the block scheduler
+  tlm_utils::simple_initiator_socket<Sm> ctrl_out;  // TB finished, to the block scheduler
+  tlm_utils::simple_initiator_socket<Sm> mem_out;   // global memory, to the crossbar
+  tlm_utils::simple_initiator_socket<Sm> walk_out;  // L1 TLB misses, to the fill unit
+
+  Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
+     Timeline* timeline);
+  SC_HAS_PROCESS(Sm);
+
+  uint32_t id() const { return id_; }
+  const SmStats& stats() const { return stats_; }
+  const SmResources& resources() const { return res_; }
+
+ private:
+  struct Resident {
+    KernelLaunch* launch;
+    uint32_t tb;
+    TbAllocation alloc;
+    sc_core::sc_time start, end;
+    bool operator>(const Resident& o) const {
+      return end != o.end ? end > o.end : (launch->id != o.launch->id ? launch->id > o.launch->id : tb > o.tb);
+    }
+  };
+  void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void run();
+  void finish(const Resident& r);
+
+  uint32_t id_;
+  const SmParams& p_;
+  ClockDomain clock_;
+  Timeline* timeline_;
+  SmResources res_;
+  std::priority_queue<Resident, std::vector<Resident>, std::greater<Resident>> resident_;
+  sc_core::sc_event wake_;
+  SmStats stats_;
+  sc_core::sc_time busy_since_;
+};
+
+}  // namespace mpgpu

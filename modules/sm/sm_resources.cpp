@@ -1,0 +1,81 @@
+#include "sm/sm_resources.hpp"
+
+#include <cassert>
+
+namespace mpgpu {
+
+using Interval = boost::icl::interval<uint32_t>;
+
+RangeAllocator::RangeAllocator(uint32_t capacity) : capacity_(0) { reset(capacity); }
+
+void RangeAllocator::reset(uint32_t capacity) {
+  assert(free_total() == capacity_ && "reset with live allocations");
+  capacity_ = capacity;
+  free_.clear();
+  if (capacity) free_.insert(Interval::right_open(0, capacity));
+}
+
+std::optional<uint32_t> RangeAllocator::allocate(uint32_t size) {
+  if (size == 0) return 0u;
+  for (const auto& iv : free_) {
+    const uint32_t lo = boost::icl::first(iv), len = boost::icl::length(iv);
+    if (len >= size) {
+      free_.erase(Interval::right_open(lo, lo + size));
+      return lo;
+    }
+  }
+  return std::nullopt;
+}
+
+void RangeAllocator::release(uint32_t offset, uint32_t size) {
+  if (size) free_.insert(Interval::right_open(offset, offset + size));
+}
+
+uint32_t RangeAllocator::free_total() const { return boost::icl::length(free_); }
+
+SmResources::SmResources(const SmParams& p)
+    : p_(p), regs_(p.registers), shm_(p.shared_mem_default), slot_used_(p.max_tbs, false),
+      free_threads_(p.max_threads) {}
+
+std::optional<TbAllocation> SmResources::try_allocate(const TbResources& tb, uint32_t carve_out) {
+  if (resident_ >= p_.max_tbs || tb.threads > free_threads_) return std::nullopt;
+  // The carve-out changes only on an empty SM; a resident kernel keeps its configuration.
+  if (carve_out > shm_.capacity()) {
+    if (resident_ != 0) return std::nullopt;
+    shm_.reset(carve_out);
+  }
+  TbAllocation a;
+  a.threads = tb.threads;
+  a.reg_size = rounded_registers(p_, tb.registers);
+  a.shm_size = tb.shared_mem;
+  auto r = regs_.allocate(a.reg_size);
+  if (!r) return std::nullopt;
+  auto s = shm_.allocate(a.shm_size);
+  if (!s) {
+    regs_.release(*r, a.reg_size);
+    return std::nullopt;
+  }
+  a.reg_offset = *r;
+  a.shm_offset = *s;
+  for (uint32_t i = 0; i < slot_used_.size(); ++i)
+    if (!slot_used_[i]) {
+      slot_used_[i] = true;
+      a.slot = i;
+      break;
+    }
+  ++resident_;
+  free_threads_ -= a.threads;
+  return a;
+}
+
+void SmResources::release(const TbAllocation& a) {
+  regs_.release(a.reg_offset, a.reg_size);
+  shm_.release(a.shm_offset, a.shm_size);
+  slot_used_[a.slot] = false;
+  --resident_;
+  free_threads_ += a.threads;
+  // Back to the default carve-out when the SM empties.
+  if (resident_ == 0 && shm_.capacity() != p_.shared_mem_default) shm_.reset(p_.shared_mem_default);
+}
+
+}  // namespace mpgpu

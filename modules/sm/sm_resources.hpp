@@ -1,0 +1,58 @@
+#pragma once
+// The SM's TB admission state: TB slots, threads, and contiguous register-file and shared-memory
+// ranges (first fit), so fragmentation is modelled as the hardware allocator sees it.
+#include <boost/icl/interval_set.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sm/occupancy.hpp"
+
+namespace mpgpu {
+
+struct TbAllocation {
+  uint32_t slot = 0;
+  uint32_t threads = 0;
+  uint32_t reg_offset = 0, reg_size = 0;
+  uint32_t shm_offset = 0, shm_size = 0;
+};
+
+// First-fit allocator over [0, capacity) with coalescing frees.
+class RangeAllocator {
+ public:
+  explicit RangeAllocator(uint32_t capacity);
+  std::optional<uint32_t> allocate(uint32_t size);
+  void release(uint32_t offset, uint32_t size);
+  uint32_t free_total() const;
+  uint32_t capacity() const { return capacity_; }
+  // Grow or shrink; only legal while nothing is allocated.
+  void reset(uint32_t capacity);
+
+ private:
+  using Set = boost::icl::interval_set<uint32_t>;
+  uint32_t capacity_;
+  Set free_;
+};
+
+class SmResources {
+ public:
+  explicit SmResources(const SmParams& p);
+  // Allocates one TB if it fits; `carve_out` is the shared-memory configuration it needs.
+  std::optional<TbAllocation> try_allocate(const TbResources& tb, uint32_t carve_out);
+  void release(const TbAllocation& a);
+  uint32_t resident_tbs() const { return resident_; }
+  uint32_t free_threads() const { return free_threads_; }
+  uint32_t shared_mem_config() const { return shm_.capacity(); }
+  uint32_t free_registers() const { return regs_.free_total(); }
+  uint32_t free_shared_mem() const { return shm_.free_total(); }
+
+ private:
+  const SmParams& p_;
+  RangeAllocator regs_, shm_;
+  std::vector<bool> slot_used_;
+  uint32_t resident_ = 0;
+  uint32_t free_threads_;
+};
+
+}  // namespace mpgpu

@@ -1,0 +1,56 @@
+#pragma once
+// TB-level kernel description (DESIGN, Workloads: fidelity 1) and one launch of it.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mpgpu {
+
+// How long one TB runs, in SM core cycles, once resolved against a platform.
+struct TbTimeDist {
+  enum class Kind { fixed, normal, uniform, calibrated } kind = Kind::fixed;
+  // Given in the workload (time units as written; resolved to cycles by the platform).
+  double mean_ns = 0;     // fixed, normal
+  double cv = 0;          // normal (and calibrated): stddev / mean
+  double min_ns = 0, max_ns = 0;   // uniform
+  double kernel_time_ns = 0;       // calibrated: the isolated kernel time to reproduce
+  // Resolved by the platform: mean TB time in core cycles (calibrated: kernel time / waves).
+  double mean_cycles = 0;
+  double min_cycles = 0, max_cycles = 0;
+};
+
+struct KernelDesc {
+  std::string name;
+  uint32_t grid = 1;                 // TBs
+  uint32_t threads_per_tb = 32;
+  uint32_t registers_per_tb = 0;
+  uint32_t shared_mem_per_tb = 0;    // bytes
+  bool idempotent = true;
+  uint64_t instructions_per_tb = 0;  // warp instructions; 0 = not given
+  TbTimeDist tb_time;
+  // Published reference numbers, kept for comparison only.
+  std::optional<uint32_t> published_max_tbs_per_sm;
+  std::optional<double> published_kernel_time_us;
+  std::optional<double> published_tb_time_us;
+  std::string source;  // file:line:col of the definition, for messages
+};
+
+// Cycles TB `tb` of launch `launch_uid` runs for: depends only on (seed, launch, tb).
+uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_uid, uint32_t tb);
+
+// One kernel launch in flight: owned by the host, read by block scheduler and SMs.
+struct KernelLaunch {
+  uint32_t id = 0;            // model-wide, in submission order
+  uint64_t uid = 0;           // stable across runs: (process, repetition, command)
+  const KernelDesc* kernel = nullptr;
+  uint32_t process = 0;
+  uint32_t context = 0;
+  uint32_t priority = 0;
+  uint64_t seed = 0;
+  // Times in ns, filled as the launch progresses.
+  double submit_ns = -1, arrive_ns = -1, start_ns = -1, end_ns = -1;
+  uint32_t tbs_done = 0;
+  void* host_cookie = nullptr;  // the command processor's record of this launch
+};
+
+}  // namespace mpgpu

@@ -1,0 +1,278 @@
+#include "workload/workload.hpp"
+
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "common/error.hpp"
+
+namespace mpgpu {
+
+namespace {
+
+constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+
+const std::vector<std::string> kAllPolicies = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss",
+                                               "spatial", "warped_slicer", "mias", "dual_kernel",
+                                               "chimera"};
+
+// A time given as <key>_us or <key>_cycles; returns true when found.
+bool read_time(const ConfigNode& n, const std::string& key, double& ns, double& cycles, bool required) {
+  const bool us = n.has(key + "_us"), cy = n.has(key + "_cycles");
+  if (us && cy) n.fail("give either " + key + "_us or " + key + "_cycles, not both");
+  if (us) ns = n.req_num(key + "_us", 0, 1e12) * 1e3;
+  if (cy) cycles = n.req_num(key + "_cycles", 0, 1e15);
+  if (!us && !cy) {
+    n.opt(key + "_us");
+    n.opt(key + "_cycles");
+    if (required) n.fail("missing required key '" + key + "_us' (or '" + key + "_cycles')");
+  }
+  return us || cy;
+}
+
+TbTimeDist parse_tb_time(const ConfigNode& n) {
+  n.expect_map();
+  TbTimeDist d;
+  const std::string kind = n.req_enum("kind", {"fixed", "normal", "uniform", "calibrated"});
+  if (kind == "fixed" || kind == "normal") {
+    d.kind = kind == "fixed" ? TbTimeDist::Kind::fixed : TbTimeDist::Kind::normal;
+    read_time(n, "mean", d.mean_ns, d.mean_cycles, true);
+    if (kind == "normal") d.cv = n.req_num("cv", 0, 10);
+  } else if (kind == "uniform") {
+    d.kind = TbTimeDist::Kind::uniform;
+    read_time(n, "min", d.min_ns, d.min_cycles, true);
+    read_time(n, "max", d.max_ns, d.max_cycles, true);
+    if (d.max_ns < d.min_ns || d.max_cycles < d.min_cycles) n.fail("max must not be below min");
+  } else {
+    d.kind = TbTimeDist::Kind::calibrated;
+    d.kernel_time_ns = n.req_num("kernel_time_us", 1e-3, 1e12) * 1e3;
+    d.cv = n.opt_num("cv", 0, 0, 10);
+  }
+  n.finish();
+  return d;
+}
+
+KernelDesc parse_kernel(const std::string& name, const ConfigNode& n) {
+  n.expect_map();
+  KernelDesc k;
+  k.name = name;
+  k.source = n.where();
+  auto grid = n.req("grid");
+  if (grid.is_sequence()) {
+    uint64_t g = 1;
+    auto dims = grid.items();
+    if (dims.empty() || dims.size() > 3) grid.fail("expected 1 to 3 grid dimensions");
+    for (const auto& d : dims) g *= d.as_int(1, 1 << 20);
+    if (g > kMaxU32) grid.fail("grid too large");
+    k.grid = static_cast<uint32_t>(g);
+  } else {
+    k.grid = static_cast<uint32_t>(grid.as_int(1, kMaxU32));
+  }
+  k.threads_per_tb = n.req_int("threads_per_tb", 1, 1024);
+  const bool per_tb = n.has("registers_per_tb"), per_thread = n.has("registers_per_thread");
+  if (per_tb == per_thread) n.fail("give exactly one of registers_per_tb, registers_per_thread");
+  if (per_tb) {
+    k.registers_per_tb = n.req_int("registers_per_tb", 0, 1 << 24);
+    n.opt("registers_per_thread");
+  } else {
+    k.registers_per_tb = n.req_int("registers_per_thread", 0, 255) * k.threads_per_tb;
+    n.opt("registers_per_tb");
+  }
+  k.shared_mem_per_tb = n.opt_int("shared_mem_per_tb", 0, 0, 1 << 24);
+  k.idempotent = n.opt_bool("idempotent", true);
+  k.instructions_per_tb = n.opt_int("instructions_per_tb", 0, 0, int64_t{1} << 40);
+  k.tb_time = parse_tb_time(n.req("tb_time"));
+  if (auto p = n.opt("published")) {
+    if (auto v = p->opt("max_tbs_per_sm")) k.published_max_tbs_per_sm = v->as_int(0, 1024);
+    if (auto v = p->opt("kernel_time_us")) k.published_kernel_time_us = v->as_num(0, 1e12);
+    if (auto v = p->opt("tb_time_us")) k.published_tb_time_us = v->as_num(0, 1e12);
+    p->finish();
+  }
+  n.finish();
+  return k;
+}
+
+class WorkloadReader {
+ public:
+  explicit WorkloadReader(WorkloadDesc& w) : w_(w) {}
+
+  void read_kernels(const ConfigNode& kernels) {
+    for (auto& [name, node] : kernels.entries()) {
+      if (w_.find_kernel(name) >= 0) node.fail("kernel '" + name + "' defined twice");
+      w_.kernels.push_back(parse_kernel(name, node));
+    }
+  }
+
+  void read_commands(const ConfigNode& list, std::vector<Command>& out, int depth) {
+    if (depth > 8) list.fail("loops nested too deeply");
+    for (const auto& item : list.items()) {
+      item.expect_map();
+      if (item.has("kernel")) {
+        auto kn = item.req("kernel");
+        const int k = w_.find_kernel(kn.as_str());
+        if (k < 0) kn.fail("unknown kernel '" + kn.as_str() + "': not defined under 'kernels'");
+        const int64_t count = item.opt_int("count", 1, 1, 1000000);
+        for (int64_t i = 0; i < count; ++i) out.push_back({Command::Kind::launch, uint32_t(k), 0, {}});
+      } else if (item.has("copy")) {
+        auto c = item.req("copy");
+        Command cmd;
+        cmd.kind = Command::Kind::copy;
+        cmd.bytes = c.req_int("bytes", 1, int64_t{1} << 40);
+        cmd.direction = c.opt_enum("direction", "h2d", {"h2d", "d2h"}) == "h2d"
+                            ? Command::Direction::h2d
+                            : Command::Direction::d2h;
+        c.finish();
+        out.push_back(cmd);
+      } else if (item.has("loop")) {
+        const int64_t n = item.req_int("loop", 1, 1000000);
+        std::vector<Command> body;
+        read_commands(item.req("body"), body, depth + 1);
+        for (int64_t i = 0; i < n; ++i) out.insert(out.end(), body.begin(), body.end());
+      } else {
+        item.fail("expected a launch ('kernel'), a 'copy' or a 'loop'");
+      }
+      if (out.size() > 50000000) item.fail("launch sequence too long");
+      item.finish();
+    }
+  }
+
+  ProcessDesc read_process(const ConfigNode& n) {
+    n.expect_map();
+    ProcessDesc p;
+    p.name = n.req_str("name");
+    p.source = n.where();
+    read_process_overrides(n, p);
+    const bool one = n.has("launches"), many = n.has("streams");
+    if (one == many) n.fail("give exactly one of 'launches' (one stream) or 'streams'");
+    if (one) {
+      p.streams.emplace_back();
+      read_commands(n.req("launches"), p.streams.back().commands, 0);
+      n.opt("streams");
+    } else {
+      for (const auto& s : n.req("streams").items()) {
+        p.streams.emplace_back();
+        read_commands(s.req("launches"), p.streams.back().commands, 0);
+        s.finish();
+      }
+      n.opt("launches");
+    }
+    for (const auto& s : p.streams)
+      if (s.commands.empty()) n.fail("a stream of process '" + p.name + "' has no commands");
+    n.finish();
+    return p;
+  }
+
+  // Keys a process may set, also when it is imported and adjusted.
+  static void read_process_overrides(const ConfigNode& n, ProcessDesc& p) {
+    if (n.has("arrival_us")) p.arrival_ns = n.req_num("arrival_us", 0, 1e12) * 1e3;
+    else n.opt("arrival_us");
+    p.priority = n.opt_int("priority", p.priority, 0, 255);
+    p.repeat = n.opt_int("repeat", p.repeat, 1, 1000000);
+  }
+
+  void read_import(const ConfigNode& imp, const std::string& base_dir,
+                   const std::vector<std::pair<std::string, std::string>>& overrides) {
+    imp.expect_map();
+    auto fnode = imp.req("file");
+    std::filesystem::path path = fnode.as_str();
+    if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+    if (!std::filesystem::exists(path)) fnode.fail("imported file '" + path.string() + "' not found");
+    auto doc = ConfigDoc::load(path.string());
+    w_.docs.push_back(doc);
+    auto root = ConfigNode::root(doc);
+    root.opt("name");
+    root.opt("seed");
+    root.opt("policy");
+    root.opt("replay");
+    if (root.has("import")) root.req("import").fail("imports do not nest");
+    read_kernels(root.req("kernels"));
+    std::map<std::string, ProcessDesc> procs;
+    std::vector<std::string> order;
+    if (auto ps = root.opt("processes"))
+      for (const auto& pn : ps->items()) {
+        ProcessDesc p = read_process(pn);
+        if (procs.count(p.name)) pn.fail("process '" + p.name + "' defined twice");
+        order.push_back(p.name);
+        procs[p.name] = std::move(p);
+      }
+    root.finish();
+    if (auto sel = imp.opt("processes")) {
+      for (const auto& s : sel->items()) {
+        const std::string name = s.is_map() ? s.req_str("name") : s.as_str();
+        auto it = procs.find(name);
+        if (it == procs.end()) s.fail("process '" + name + "' not found in " + path.string());
+        ProcessDesc p = it->second;
+        if (s.is_map()) {
+          read_process_overrides(s, p);
+          if (s.has("as")) p.name = s.req_str("as");
+          else s.opt("as");
+          s.finish();
+        }
+        w_.processes.push_back(std::move(p));
+      }
+    } else {
+      for (const auto& name : order) w_.processes.push_back(procs[name]);
+    }
+    imp.finish();
+  }
+
+ private:
+  WorkloadDesc& w_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& implemented_policies() {
+  static const std::vector<std::string> v = {"fcfs"};
+  return v;
+}
+
+int WorkloadDesc::find_kernel(const std::string& name) const {
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (kernels[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+uint64_t WorkloadDesc::total_launches() const {
+  uint64_t n = 0;
+  for (const auto& p : processes)
+    for (const auto& s : p.streams)
+      for (const auto& c : s.commands) n += c.kind == Command::Kind::launch ? p.repeat : 0;
+  return n;
+}
+
+WorkloadDesc load_workload(const std::string& file,
+                           const std::vector<std::pair<std::string, std::string>>& overrides) {
+  WorkloadDesc w;
+  w.file = file;
+  auto doc = ConfigDoc::load(file);
+  for (const auto& [k, v] : overrides)
+    if (k.rfind("workload.", 0) == 0) doc->override_key(k.substr(9), v);
+  w.docs.push_back(doc);
+  auto root = ConfigNode::root(doc);
+  WorkloadReader reader(w);
+  w.name = root.opt_str("name", std::filesystem::path(file).stem().string());
+  w.seed = root.opt_int("seed", 1, 0, std::numeric_limits<int64_t>::max());
+  auto pol = root.opt("policy");
+  w.policy = pol ? pol->as_enum(kAllPolicies) : "fcfs";
+  bool implemented = false;
+  for (const auto& p : implemented_policies()) implemented |= p == w.policy;
+  if (!implemented)
+    pol->fail("policy '" + w.policy + "' is specified by SPEC but not implemented in this version");
+  w.replay_until_all_done = root.opt_enum("replay", "none", {"none", "until_all_done"}) != "none";
+  const std::string dir = std::filesystem::path(file).parent_path().string();
+  if (auto imp = root.opt("import")) reader.read_import(*imp, dir, overrides);
+  if (auto ks = root.opt("kernels")) reader.read_kernels(*ks);
+  if (auto ps = root.opt("processes"))
+    for (const auto& pn : ps->items()) w.processes.push_back(reader.read_process(pn));
+  root.finish();
+  if (w.processes.empty()) root.fail("the workload has no processes");
+  std::set<std::string> names;
+  for (const auto& p : w.processes)
+    if (!names.insert(p.name).second)
+      throw ConfigError(p.source + ": process name '" + p.name + "' used twice");
+  return w;
+}
+
+}  // namespace mpgpu

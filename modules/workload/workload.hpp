@@ -1,0 +1,58 @@
+#pragma once
+// A multiprogrammed workload: processes (each its own context), their streams, and the kernel
+// launch and copy commands of each stream.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/config_node.hpp"
+#include "workload/kernel.hpp"
+
+namespace mpgpu {
+
+struct Command {
+  enum class Kind { launch, copy } kind = Kind::launch;
+  uint32_t kernel = 0;  // index into WorkloadDesc::kernels
+  uint64_t bytes = 0;   // copy
+  enum class Direction { h2d, d2h } direction = Direction::h2d;
+};
+
+struct StreamDesc {
+  std::vector<Command> commands;  // loops already expanded
+};
+
+struct ProcessDesc {
+  std::string name;
+  double arrival_ns = 0;
+  uint32_t priority = 0;
+  uint32_t repeat = 1;  // runs of the whole launch sequence
+  std::vector<StreamDesc> streams;
+  std::string source;
+};
+
+struct WorkloadDesc {
+  std::string name;
+  std::string file;
+  uint64_t seed = 1;
+  std::string policy = "fcfs";
+  // Replay every process until all have completed `repeat` runs (SPEC 2 methodology); statistics
+  // over completed runs only.
+  bool replay_until_all_done = false;
+  std::deque<KernelDesc> kernels;  // deque: stable addresses
+  std::vector<ProcessDesc> processes;
+  std::vector<std::shared_ptr<ConfigDoc>> docs;  // the YAML read, kept for the resolved config
+
+  int find_kernel(const std::string& name) const;
+  uint64_t total_launches() const;
+};
+
+// Reads and validates a workload file; --set overrides whose path starts with "workload." apply.
+WorkloadDesc load_workload(const std::string& file,
+                           const std::vector<std::pair<std::string, std::string>>& overrides = {});
+
+// The policies this version implements (others are named by SPEC but rejected with a message).
+const std::vector<std::string>& implemented_policies();
+
+}  // namespace mpgpu

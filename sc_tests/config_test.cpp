@@ -1,0 +1,200 @@
+// Bad input classes: each fails with file:line:col, the key path and what was expected, exit 2,
+// and no stats written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "common/error.hpp"
+#include "platform/platform_config.hpp"
+#include "test_util.hpp"
+#include "workload/workload.hpp"
+
+using namespace mpgpu;
+using mpgpu::test::run_mpgpu;
+using mpgpu::test::source_path;
+using mpgpu::test::TempDir;
+
+namespace {
+
+std::string tiny_text() {
+  std::ifstream f(source_path("sc_tests/data/tiny.yaml"));
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto pos = s.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return s.replace(pos, from.size(), to);
+}
+
+const char* kWorkload = R"(name: w
+kernels:
+  k:
+    grid: 4
+    threads_per_tb: 128
+    registers_per_tb: 2048
+    tb_time: {kind: fixed, mean_cycles: 100}
+processes:
+  - name: p
+    launches:
+      - {kernel: k}
+)";
+
+// Loads and expects a ConfigError whose message matches `pattern`.
+void expect_platform_error(const std::string& text, const std::string& pattern) {
+  TempDir d;
+  const std::string file = d.write("p.yaml", text);
+  try {
+    load_platform(file);
+    FAIL() << "no error for " << pattern;
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex(pattern))) << e.what();
+  }
+}
+
+void expect_workload_error(const std::string& text, const std::string& pattern) {
+  TempDir d;
+  const std::string file = d.write("w.yaml", text);
+  try {
+    load_workload(file);
+    FAIL() << "no error for " << pattern;
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex(pattern))) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(PlatformValidation, TinyPlatformLoads) {
+  PlatformConfig c = load_platform(source_path("sc_tests/data/tiny.yaml"));
+  EXPECT_EQ(c.sm.count, 2u);
+  EXPECT_EQ(c.sm.shared_mem_default, 16u * 1024);
+  EXPECT_DOUBLE_EQ(c.dram_peak_gbps(), 32.0);  // 1 channel x 8 B x 4 x 1000 MHz
+}
+
+TEST(PlatformValidation, UnknownKeyNamesFileLineAndKey) {
+  // Line 11 of tiny.yaml is "  max_threads: 512"; the unknown key goes just before it.
+  expect_platform_error(replace(tiny_text(), "  max_threads: 512", "  bogus_key: 1\n  max_threads: 512"),
+                        R"(p\.yaml:11:3: sm\.bogus_key: unknown key 'bogus_key')");
+}
+
+TEST(PlatformValidation, MissingKey) {
+  expect_platform_error(replace(tiny_text(), "  count: 2\n", ""),
+                        R"(p\.yaml:\d+:\d+: sm: missing required key 'count')");
+}
+
+TEST(PlatformValidation, WrongType) {
+  expect_platform_error(replace(tiny_text(), "  count: 2\n", "  count: two\n"),
+                        R"(p\.yaml:10:10: sm\.count: expected an integer in \[1, 1024\], got "two")");
+}
+
+TEST(PlatformValidation, OutOfRange) {
+  expect_platform_error(replace(tiny_text(), "  count: 2\n", "  count: 0\n"),
+                        R"(p\.yaml:10:10: sm\.count: value 0 out of range)");
+}
+
+TEST(PlatformValidation, UnknownEnumValue) {
+  expect_platform_error(replace(tiny_text(), "kind: pcie", "kind: usb"),
+                        R"(host\.link\.kind: unknown value "usb": expected one of pcie, nvlink)");
+}
+
+TEST(PlatformValidation, DeclaredPeakBandwidthMustMatch) {
+  expect_platform_error(replace(tiny_text(), "  latency_cycles: 50\n", "  latency_cycles: 50\n  peak_gbps: 64\n"),
+                        R"(dram\.peak_gbps: declared 64.* gives 32)");
+}
+
+TEST(PlatformValidation, SetOverrideErrorNamesTheFlag) {
+  try {
+    load_platform(source_path("sc_tests/data/tiny.yaml"), {{"sm.count", "many"}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex(R"(--set sm\.count=many: sm\.count: expected an integer)")))
+        << e.what();
+  }
+}
+
+TEST(PlatformValidation, SetOverrideChangesValue) {
+  PlatformConfig c = load_platform(source_path("sc_tests/data/tiny.yaml"), {{"sm.count", "7"}, {"workload.seed", "3"}});
+  EXPECT_EQ(c.sm.count, 7u);
+}
+
+TEST(PlatformValidation, XorEquationCountMustMatchPartitions) {
+  expect_platform_error(
+      replace(tiny_text(), "address_map: {kind: interleave, interleave_bytes: 256}",
+              "address_map: {kind: xor, partition_bits: [[8], [9]], set_bits: [[7],[8]], bank_bits: [[10],[11]]}"),
+      R"(address_map\.partition_bits: expected log2\(2\) equations, got 2)");
+}
+
+TEST(WorkloadValidation, UnknownKernelInLaunch) {
+  expect_workload_error(replace(kWorkload, "- {kernel: k}", "- {kernel: nope}"),
+                        R"(w\.yaml:11:18: processes\[0\]\.launches\[0\]\.kernel: unknown kernel 'nope')");
+}
+
+TEST(WorkloadValidation, UnknownKey) {
+  expect_workload_error(replace(kWorkload, "    grid: 4\n", "    grid: 4\n    gird: 5\n"),
+                        R"(w\.yaml:5:5: kernels\.k\.gird: unknown key 'gird')");
+}
+
+TEST(WorkloadValidation, MissingTbTime) {
+  expect_workload_error(replace(kWorkload, "    tb_time: {kind: fixed, mean_cycles: 100}\n", ""),
+                        R"(w\.yaml:4:5: kernels\.k: missing required key 'tb_time')");
+}
+
+TEST(WorkloadValidation, UnimplementedPolicyIsRejected) {
+  expect_workload_error(replace(kWorkload, "name: w\n", "name: w\npolicy: dss\n"),
+                        R"(w\.yaml:2:9: policy: policy 'dss' is specified by SPEC but not implemented)");
+}
+
+TEST(WorkloadValidation, UnknownPolicyListsChoices) {
+  expect_workload_error(replace(kWorkload, "name: w\n", "name: w\npolicy: fastest\n"),
+                        R"(policy: unknown value "fastest": expected one of fcfs, npq)");
+}
+
+TEST(CommandLine, TbThatNeverFitsFailsWithExit2AndNoStats) {
+  TempDir d;
+  const std::string w = d.write("w.yaml", replace(kWorkload, "registers_per_tb: 2048", "registers_per_tb: 9000"));
+  const auto out = d.path / "out";
+  auto r = run_mpgpu("run --platform " + source_path("sc_tests/data/tiny.yaml") + " --workload " + w + " --out " +
+                     out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(w\.yaml:4:5: kernels\.k: a TB .* never fits an SM .*limited by registers)")))
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out / "stats.json"));
+}
+
+TEST(CommandLine, BadPlatformExit2AndNoStats) {
+  TempDir d;
+  const std::string p = d.write("p.yaml", replace(tiny_text(), "  count: 2\n", "  count: -1\n"));
+  const std::string w = d.write("w.yaml", kWorkload);
+  const auto out = d.path / "out";
+  auto r = run_mpgpu("run --platform " + p + " --workload " + w + " --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("p.yaml:10:10: sm.count"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out / "stats.json"));
+}
+
+TEST(CommandLine, UnknownFlagExit2) {
+  auto r = run_mpgpu("run --platfrom x.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+TEST(CommandLine, HelpExit0) {
+  auto r = run_mpgpu("run --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--timeline"), std::string::npos);
+}
+
+TEST(CommandLine, MissingFileExit2) {
+  auto r = run_mpgpu("validate --platform /nonexistent.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("/nonexistent.yaml: cannot open file"), std::string::npos) << r.output;
+}
+
+TEST(CommandLine, YamlSyntaxErrorHasLocation) {
+  TempDir d;
+  const std::string p = d.write("p.yaml", "name: x\nsm: [1, 2\n");
+  auto r = run_mpgpu("validate --platform " + p);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(p\.yaml:\d+:\d+: YAML syntax error)"))) << r.output;
+}

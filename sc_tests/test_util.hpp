@@ -1,0 +1,44 @@
+#pragma once
+// Helpers for tests: temporary files, running the mpgpu binary, project paths.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace mpgpu::test {
+
+inline std::string source_path(const std::string& rel) { return std::string(MPGPU_SOURCE_DIR) + "/" + rel; }
+
+// A fresh directory under the system temp dir, removed with the object.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/mpgpu_test_XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto p = path / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+};
+
+struct CommandResult {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+inline CommandResult run_mpgpu(const std::string& args) {
+  const std::string cmd = std::string(MPGPU_BINARY) + " " + args + " 2>&1";
+  CommandResult r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace mpgpu::test

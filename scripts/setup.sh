@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the model needs (run as root, or with sudo available).
+set -euo pipefail
+PKGS=(build-essential cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev
+      googletest libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev python3 python3-matplotlib)
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
