@@ -26,7 +26,7 @@ void BlockScheduler::launch_b_transport(tlm::tlm_generic_payload& gp, sc_time& d
   }
   auto* launch = const_cast<KernelLaunch*>(static_cast<const KernelLaunch*>(ext->info));
   const sc_time at = sc_core::sc_time_stamp() + delay;
-  launch->arrive_ns = at.to_seconds() * 1e9;
+  launch->arrive_ns = to_ns(at);
   arrivals_.emplace(at, launch);
   wake_.notify(delay);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -42,9 +42,9 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& 
   const auto* c = static_cast<const TbCompletion*>(ext->info);
   KernelLaunch* k = c->launch;
   ++tbs_done_;
-  progress_.tick(sc_core::sc_time_stamp().to_seconds() * 1e6, tbs_done_, total_tbs_);
+  progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, total_tbs_);
   if (++k->tbs_done == k->kernel->grid) {
-    k->end_ns = c->end.to_seconds() * 1e9;
+    k->end_ns = to_ns(c->end);
     active_.erase(k->id);
     gpu_ctrl_ext done;
     done.command = CtrlCommand::kernel_done;
@@ -71,7 +71,7 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   sc_time delay = offset;
   ext = send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
   if (!ext.accepted) return false;
-  if (k->start_ns < 0) k->start_ns = (sc_core::sc_time_stamp() + offset).to_seconds() * 1e9;
+  if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset);
   offset += clock_.cycles(p_.tb_dispatch_cycles);
   ++tbs_issued_;
   return true;

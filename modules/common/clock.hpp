@@ -7,6 +7,12 @@
 
 namespace mpgpu {
 
+// Exact for times on the ps grid (sc_time resolution), unlike to_seconds() * 1e9.
+inline double to_ns(const sc_core::sc_time& t) {
+  static const double units_per_ns = std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
+  return static_cast<double>(t.value()) / units_per_ns;
+}
+
 class ClockDomain {
  public:
   ClockDomain() = default;

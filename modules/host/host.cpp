@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "common/clock.hpp"
 #include "common/payload.hpp"
 #include "common/rng.hpp"
 
@@ -18,6 +19,11 @@ Host::Host(sc_core::sc_module_name name, const HostParams& p, const WorkloadDesc
       clock_(core_clock), timeline_(timeline), queues_(p.hardware_queues) {
   done_in.register_b_transport(this, &Host::done_b_transport);
   for (uint32_t i : selected) procs_.push_back({i, {}, false});
+  // Streams take hardware queues in workload order (Hyper-Q), wrapping when queues run out; the
+  // dispatcher inspects queues in index order, so simultaneous arrivals keep workload order.
+  uint32_t q = 0;
+  for (auto& p : procs_)
+    for (size_t s = 0; s < w.processes[p.index].streams.size(); ++s) p.hw_queues.push_back(q++ % p_.hardware_queues);
   for (uint32_t s = 0; s < procs_.size(); ++s)
     sc_core::sc_spawn(sc_bind(&Host::process_thread, this, s),
                       ("process_" + std::to_string(s)).c_str());
@@ -58,19 +64,17 @@ void Host::process_thread(uint32_t slot) {
   ProcessRecord& rec = procs_[slot];
   const ProcessDesc& pd = w_.processes[rec.index];
   wait(sc_time(pd.arrival_ns, SC_NS));
-  // Each stream of each process gets its own hardware queue while queues last (Hyper-Q).
-  std::vector<uint32_t> hwq;
-  for (size_t s = 0; s < pd.streams.size(); ++s) hwq.push_back(next_stream_++ % p_.hardware_queues);
+  const std::vector<uint32_t>& hwq = rec.hw_queues;
   for (uint32_t rep = 0;; ++rep) {
     if (!w_.replay_until_all_done && rep >= pd.repeat) break;
     rec.active = true;
-    const double start = sc_core::sc_time_stamp().to_seconds() * 1e9;
+    const double start = to_ns(sc_core::sc_time_stamp());
     std::vector<sc_core::sc_process_handle> streams;
     for (uint32_t s = 0; s < pd.streams.size(); ++s)
       streams.push_back(sc_core::sc_spawn(sc_bind(&Host::stream_thread, this, slot, s, rep, hwq[s])));
     for (auto& h : streams)
       if (!h.terminated()) wait(h.terminated_event());
-    const double end = sc_core::sc_time_stamp().to_seconds() * 1e9;
+    const double end = to_ns(sc_core::sc_time_stamp());
     rec.runs.push_back({start, end});
     rec.active = false;
     if (timeline_) timeline_->span(Timeline::kProcessesPid, slot, pd.name + " run " + std::to_string(rep), "process", start, end);
@@ -92,7 +96,6 @@ void Host::stream_thread(uint32_t slot, uint32_t stream, uint32_t rep, uint32_t 
     if (cmds[c].kind == Command::Kind::launch) {
       launches_.emplace_back();
       KernelLaunch& k = launches_.back();
-      k.id = static_cast<uint32_t>(launches_.size() - 1);
       // Stable across runs, so isolated and shared runs draw the same TB times.
       k.uid = hash3(procs_[slot].index, (uint64_t{rep} << 16) | stream, c);
       k.kernel = &w_.kernels[cmds[c].kernel];
@@ -100,7 +103,7 @@ void Host::stream_thread(uint32_t slot, uint32_t stream, uint32_t rep, uint32_t 
       k.context = slot;
       k.priority = pd.priority;
       k.seed = w_.seed;
-      k.submit_ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+      k.submit_ns = to_ns(sc_core::sc_time_stamp());
       pend.launch = &k;
     }
     queues_[hwq].q.push_back(&pend);
@@ -124,6 +127,7 @@ void Host::dispatcher() {
       hq.q.pop_front();
       hq.busy = true;
       if (pend->launch) {
+        pend->launch->id = next_launch_id_++;  // launch ids in command-processor issue order
         gpu_ctrl_ext ext;
         ext.command = CtrlCommand::launch_kernel;
         ext.kernel = pend->launch->id;
@@ -139,10 +143,10 @@ void Host::dispatcher() {
         const sc_time now = sc_core::sc_time_stamp();
         const sc_time start = link_.book(now, busy);
         const sc_time end = start + busy + sc_time(p_.link.latency_ns, SC_NS);
-        copies_.push_back({pend->process, cmd.bytes, start.to_seconds() * 1e9, end.to_seconds() * 1e9});
+        copies_.push_back({pend->process, cmd.bytes, to_ns(start), to_ns(end)});
         if (timeline_)
           timeline_->span(Timeline::kHostLinkPid, 0, std::to_string(cmd.bytes) + " B copy", "copy",
-                          start.to_seconds() * 1e9, end.to_seconds() * 1e9);
+                          to_ns(start), to_ns(end));
         pend->done.notify(end - now);
       }
     }

@@ -43,6 +43,7 @@ struct ProcessRecord {
   uint32_t index;  // in the workload
   std::vector<ProcessRun> runs;
   bool active = false;
+  std::vector<uint32_t> hw_queues;  // one per stream
 };
 
 struct CopyRecord {
@@ -96,7 +97,7 @@ class Host : public sc_core::sc_module {
   std::vector<HwQueue> queues_;
   sc_core::sc_event dispatch_ev_;
   OccupancyCalendar link_;
-  uint32_t next_stream_ = 0;
+  uint32_t next_launch_id_ = 0;
   bool replay_stop_ = false;
 };
 

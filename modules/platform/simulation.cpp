@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,7 +23,14 @@ using nlohmann::json;
 void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
   const double mhz = cfg.clocks.core;
   auto cycles = [&](double ns) { return ns * mhz / 1e3; };
-  for (auto& k : w.kernels) {
+  std::vector<bool> used(w.kernels.size(), false);
+  for (const auto& p : w.processes)
+    for (const auto& s : p.streams)
+      for (const auto& c : s.commands)
+        if (c.kind == Command::Kind::launch) used[c.kernel] = true;
+  for (size_t i = 0; i < w.kernels.size(); ++i) {
+    KernelDesc& k = w.kernels[i];
+    if (!used[i]) continue;  // a library kernel no process launches need not fit
     const Occupancy o = compute_occupancy(cfg.sm, {k.threads_per_tb, k.registers_per_tb, k.shared_mem_per_tb});
     if (o.tbs_per_sm == 0 || o.shared_mem_config == 0)
       throw ConfigError(fmt::format(
@@ -49,7 +57,7 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
 
 namespace {
 
-double ns(const sc_core::sc_time& t) { return t.to_seconds() * 1e9; }
+double ns(const sc_core::sc_time& t) { return to_ns(t); }
 
 json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   const ClockDomain core(cfg.clocks.core);
@@ -59,11 +67,15 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   Host& host = gpu.host();
   json kernels = json::array();
   uint64_t instructions = 0;
-  for (const auto& k : host.launches()) {
+  std::vector<const KernelLaunch*> by_id;
+  for (const auto& k : host.launches()) by_id.push_back(&k);
+  std::sort(by_id.begin(), by_id.end(), [](auto* a, auto* b) { return a->id < b->id; });
+  for (const KernelLaunch* kp : by_id) {
+    const KernelLaunch& k = *kp;
     const ProcessDesc& pd = w.processes[host.processes()[k.process].index];
     const bool done = k.end_ns >= 0;
     if (done) instructions += k.kernel->instructions_per_tb * k.kernel->grid;
-    kernels.push_back({{"name", k.kernel->name}, {"process", pd.name}, {"launch_id", k.id},
+    kernels.push_back({{"name", k.kernel->name}, {"process", pd.name}, {"launch_id", k.id == ~0u ? json(nullptr) : json(k.id)},
                        {"submit_ns", k.submit_ns}, {"launch_ns", k.arrive_ns}, {"start_ns", k.start_ns},
                        {"end_ns", k.end_ns}, {"tbs", k.kernel->grid}, {"completed", done},
                        {"duration_ns", done ? k.end_ns - k.arrive_ns : -1.0}});
@@ -80,7 +92,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["processes"] = procs;
   json sms = json::array();
   for (const Sm* sm : gpu.sms())
-    sms.push_back({{"id", sm->id()}, {"tbs", sm->stats().tbs_done}, {"busy_ns", ns(sm->stats().busy)},
+    sms.push_back({{"id", sm->id()}, {"tbs", sm->stats().tbs_done}, {"busy_ns", ns(sm->stats().busy)}, {"peak_resident_tbs", sm->stats().peak_resident},
                    {"utilization", end > sc_core::SC_ZERO_TIME ? sm->stats().busy / end : 0.0}});
   r["sms"] = sms;
   uint64_t hits = 0, misses = 0, dram_bytes = 0;

@@ -12,7 +12,7 @@
 
 namespace mpgpu {
 
-// Checks every kernel fits the platform and turns TB times into core cycles (calibrated kernels:
+// Checks every launched kernel fits the platform and turns TB times into core cycles (calibrated kernels:
 // mean TB time = kernel time / waves at full occupancy). Throws ConfigError.
 void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w);
 

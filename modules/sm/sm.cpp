@@ -1,5 +1,7 @@
 #include "sm/sm.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace mpgpu {
@@ -34,6 +36,7 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint64_t cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
   if (resident_.empty()) busy_since_ = start;
   resident_.push({d->launch, d->tb, *alloc, start, start + clock_.cycles(double(cycles))});
+  stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()));
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -66,7 +69,7 @@ void Sm::finish(const Resident& r) {
   if (timeline_ && timeline_->enabled())
     timeline_->span(Timeline::sm_pid(id_), r.alloc.slot,
                     fmt::format("{} tb{}", r.launch->kernel->name, r.tb), "tb",
-                    r.start.to_seconds() * 1e9, r.end.to_seconds() * 1e9,
+                    to_ns(r.start), to_ns(r.end),
                     fmt::format(R"({{"launch":{},"process":{}}})", r.launch->id, r.launch->process));
   TbCompletion c{r.launch, r.tb, id_, r.start, r.end};
   gpu_ctrl_ext ext;

@@ -37,6 +37,7 @@ struct TbCompletion {
 
 struct SmStats {
   uint64_t tbs_done = 0;
+  uint32_t peak_resident = 0;  // most TBs resident at once
   sc_core::sc_time busy;  // time with at least one resident TB
 };
 

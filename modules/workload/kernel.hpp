@@ -40,7 +40,7 @@ uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_ui
 
 // One kernel launch in flight: owned by the host, read by block scheduler and SMs.
 struct KernelLaunch {
-  uint32_t id = 0;            // model-wide, in submission order
+  uint32_t id = ~0u;          // model-wide, in command-processor issue order; ~0u: not issued
   uint64_t uid = 0;           // stable across runs: (process, repetition, command)
   const KernelDesc* kernel = nullptr;
   uint32_t process = 0;

@@ -1,0 +1,156 @@
+// Functional cores: Left-Over FCFS order, metrics, address map, L2 tag array, TB-time sampling.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "block_scheduler/left_over.hpp"
+#include "common/address_map.hpp"
+#include "common/metrics.hpp"
+#include "l2/tag_array.hpp"
+#include "workload/kernel.hpp"
+
+using namespace mpgpu;
+
+namespace {
+// SMs that each hold `cap` TBs of any kernel; records every placement.
+struct FakeSms {
+  std::vector<int> free;
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> log;  // sm, kernel, tb
+  explicit FakeSms(std::vector<int> caps) : free(std::move(caps)) {}
+  bool operator()(uint32_t sm, uint32_t k, uint32_t tb) {
+    if (free[sm] == 0) return false;
+    --free[sm];
+    log.emplace_back(sm, k, tb);
+    return true;
+  }
+};
+}  // namespace
+
+TEST(LeftOverFcfs, IssuesRoundRobinOneTbPerSmPerPass) {
+  LeftOverFcfs s(3);
+  FakeSms sms({2, 2, 2});
+  s.arrive(7, 5);
+  EXPECT_EQ(s.schedule(std::ref(sms)), 5u);
+  ASSERT_EQ(sms.log.size(), 5u);
+  EXPECT_EQ(std::get<0>(sms.log[0]), 0u);
+  EXPECT_EQ(std::get<0>(sms.log[1]), 1u);
+  EXPECT_EQ(std::get<0>(sms.log[2]), 2u);
+  for (uint32_t i = 0; i < 5; ++i) EXPECT_EQ(std::get<2>(sms.log[i]), i);  // TBs in order
+  EXPECT_TRUE(s.idle());
+}
+
+TEST(LeftOverFcfs, NextKernelOnlyGetsLeftOversAfterAllTbsIssued) {
+  LeftOverFcfs s(2);
+  FakeSms sms({3, 3});
+  s.arrive(1, 4);  // kernel 1: 4 TBs, fits with 2 slots to spare
+  s.arrive(2, 5);  // kernel 2 gets exactly the left-over 2 slots
+  EXPECT_EQ(s.schedule(std::ref(sms)), 6u);
+  int k1 = 0, k2 = 0;
+  for (size_t i = 0; i < sms.log.size(); ++i) {
+    const uint32_t k = std::get<1>(sms.log[i]);
+    if (k == 1) {
+      ++k1;
+      EXPECT_EQ(k2, 0) << "kernel 2 issued before kernel 1 finished issuing";
+    } else {
+      ++k2;
+    }
+  }
+  EXPECT_EQ(k1, 4);
+  EXPECT_EQ(k2, 2);
+  EXPECT_EQ(s.waiting_kernels(), 1u);
+}
+
+TEST(LeftOverFcfs, LaterKernelWaitsWhileEarlierHasTbsLeft) {
+  LeftOverFcfs s(1);
+  FakeSms sms({2});
+  s.arrive(1, 3);
+  s.arrive(2, 1);
+  EXPECT_EQ(s.schedule(std::ref(sms)), 2u);
+  sms.free[0] = 2;  // two TBs of kernel 1 finished
+  EXPECT_EQ(s.schedule(std::ref(sms)), 2u);
+  EXPECT_EQ(std::get<1>(sms.log[2]), 1u);  // the last TB of kernel 1 first
+  EXPECT_EQ(std::get<1>(sms.log[3]), 2u);  // then kernel 2 in the left-over slot
+  EXPECT_TRUE(s.idle());
+}
+
+TEST(Metrics, HandComputed) {
+  // NP = 0.5, 0.25, 1.0; NTT = 2, 4, 1.
+  const auto m = compute_metrics({{10, 20}, {5, 20}, {7, 7}});
+  EXPECT_DOUBLE_EQ(m.antt, 7.0 / 3.0);
+  EXPECT_DOUBLE_EQ(m.stp, 1.75);
+  EXPECT_DOUBLE_EQ(m.fairness, 0.25);
+  const auto alone = compute_metrics({{3, 3}});
+  EXPECT_DOUBLE_EQ(alone.antt, 1.0);
+  EXPECT_DOUBLE_EQ(alone.stp, 1.0);
+  EXPECT_DOUBLE_EQ(alone.fairness, 1.0);
+}
+
+TEST(Metrics, RejectsNonPositiveTimes) { EXPECT_THROW(compute_metrics({{0, 1}}), std::invalid_argument); }
+
+TEST(AddressMap, XorBitsKnownAnswer) {
+  // b0 of SPEC 6 = X(10,12,16,20,23,26,29,30).
+  const std::vector<std::vector<int>> b0 = {{10, 12, 16, 20, 23, 26, 29, 30}};
+  EXPECT_EQ(AddressMap::xor_bits(0, b0), 0u);
+  EXPECT_EQ(AddressMap::xor_bits(1ull << 10, b0), 1u);
+  EXPECT_EQ(AddressMap::xor_bits((1ull << 10) | (1ull << 12), b0), 0u);
+  EXPECT_EQ(AddressMap::xor_bits(1ull << 11, b0), 0u);
+  const std::vector<std::vector<int>> two = {{10}, {11, 12}};
+  EXPECT_EQ(AddressMap::xor_bits(1ull << 12, two), 2u);
+}
+
+TEST(AddressMap, InterleaveSpreadsChunksOverPartitions) {
+  AddressMapParams p;
+  p.partitions = 5;
+  p.interleave_bytes = 256;
+  p.l2_sets = 64;
+  const AddressMap m(p);
+  std::map<uint32_t, int> count;
+  for (uint64_t a = 0; a < 256 * 50; a += 256) ++count[m.decode(a).partition];
+  ASSERT_EQ(count.size(), 5u);
+  for (auto& [part, n] : count) EXPECT_EQ(n, 10) << part;
+  // Consecutive lines of one partition's chunks map to consecutive sets.
+  EXPECT_EQ(m.decode(0).set, 0u);
+  EXPECT_EQ(m.decode(128).set, 1u);
+  EXPECT_EQ(m.decode(256 * 5).set, 2u);  // next chunk of partition 0
+}
+
+TEST(TagArray, LruEvictsLeastRecentlyUsed) {
+  TagArray t(1, 2);
+  EXPECT_FALSE(t.access(0, 1));
+  EXPECT_FALSE(t.access(0, 2));
+  EXPECT_TRUE(t.access(0, 1));   // 2 is now LRU
+  EXPECT_FALSE(t.access(0, 3));  // evicts 2
+  EXPECT_TRUE(t.contains(0, 1));
+  EXPECT_FALSE(t.contains(0, 2));
+  EXPECT_TRUE(t.access(0, 3));
+}
+
+TEST(TbTime, SamplingIsDeterministicAndHasTheRightMean) {
+  TbTimeDist d;
+  d.kind = TbTimeDist::Kind::normal;
+  d.mean_cycles = 1000;
+  d.cv = 0.2;
+  EXPECT_EQ(sample_tb_cycles(d, 1, 42, 7), sample_tb_cycles(d, 1, 42, 7));
+  double sum = 0, sq = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const double c = double(sample_tb_cycles(d, 1, 42, i));
+    sum += c;
+    sq += c * c;
+  }
+  const double mean = sum / n, sd = std::sqrt(sq / n - mean * mean);
+  EXPECT_NEAR(mean, 1000, 5);
+  EXPECT_NEAR(sd, 200, 5);
+  d.kind = TbTimeDist::Kind::fixed;
+  EXPECT_EQ(sample_tb_cycles(d, 1, 42, 3), 1000u);
+  d.kind = TbTimeDist::Kind::uniform;
+  d.min_cycles = 10;
+  d.max_cycles = 20;
+  for (int i = 0; i < 100; ++i) {
+    const auto c = sample_tb_cycles(d, 1, 42, i);
+    EXPECT_GE(c, 10u);
+    EXPECT_LE(c, 20u);
+  }
+}
