@@ -25,8 +25,8 @@ Host::Host(sc_core::sc_module_name name, const HostParams& p, const WorkloadDesc
   for (auto& p : procs_)
     for (size_t s = 0; s < w.processes[p.index].streams.size(); ++s) p.hw_queues.push_back(q++ % p_.hardware_queues);
   for (uint32_t s = 0; s < procs_.size(); ++s)
-    sc_core::sc_spawn(sc_bind(&Host::process_thread, this, s),
-                      ("process_" + std::to_string(s)).c_str());
+    process_threads_.push_back(sc_core::sc_spawn(sc_bind(&Host::process_thread, this, s),
+                                                 ("process_" + std::to_string(s)).c_str()));
   SC_THREAD(dispatcher);
   if (timeline_ && timeline_->enabled()) {
     timeline_->name_group(Timeline::kProcessesPid, "Processes");
@@ -80,7 +80,12 @@ void Host::process_thread(uint32_t slot) {
     if (timeline_) timeline_->span(Timeline::kProcessesPid, slot, pd.name + " run " + std::to_string(rep), "process", start, end);
     if (w_.replay_until_all_done && replay_satisfied()) {
       replay_stop_ = true;
-      sc_core::sc_stop();  // in-flight runs of other processes are not counted
+      // In-flight runs of other processes are not counted. Killing unwinds their threads so
+      // nothing suspended outlives the simulation.
+      for (auto& h : process_threads_)
+        if (h != sc_core::sc_get_current_process_handle() && !h.terminated())
+          h.kill(sc_core::SC_INCLUDE_DESCENDANTS);
+      sc_core::sc_stop();
       return;
     }
   }
@@ -121,6 +126,7 @@ void Host::stream_thread(uint32_t slot, uint32_t stream, uint32_t rep, uint32_t 
 void Host::dispatcher() {
   for (;;) {
     wait(dispatch_ev_);
+    if (replay_stop_) return;  // queued commands belong to killed stream threads
     for (auto& hq : queues_) {
       if (hq.busy || hq.q.empty()) continue;
       Pending* pend = hq.q.front();
@@ -159,6 +165,8 @@ void Host::done_b_transport(tlm::tlm_generic_payload& gp, sc_time&) {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (replay_stop_) return;  // its stream thread was killed at the replay stop
   auto* k = const_cast<KernelLaunch*>(static_cast<const KernelLaunch*>(ext->info));
   static_cast<Pending*>(k->host_cookie)->done.notify(SC_ZERO_TIME);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -96,6 +96,7 @@ class Host : public sc_core::sc_module {
   std::vector<CopyRecord> copies_;
   std::vector<HwQueue> queues_;
   sc_core::sc_event dispatch_ev_;
+  std::vector<sc_core::sc_process_handle> process_threads_;
   OccupancyCalendar link_;
   uint32_t next_launch_id_ = 0;
   bool replay_stop_ = false;
