@@ -163,6 +163,15 @@ TEST(CommandLine, TbThatNeverFitsFailsWithExit2AndNoStats) {
   EXPECT_FALSE(std::filesystem::exists(out / "stats.json"));
 }
 
+TEST(CommandLine, PolicyMustBeOfferedByThePlatform) {
+  TempDir d;
+  const std::string p = d.write("p.yaml", replace(tiny_text(), "policies: [fcfs]", "policies: [npq]"));
+  const std::string w = d.write("w.yaml", kWorkload);
+  auto r = run_mpgpu("validate --platform " + p + " --workload " + w);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("policy 'fcfs' is not among the mechanisms of platform 'tiny'"), std::string::npos) << r.output;
+}
+
 TEST(CommandLine, BadPlatformExit2AndNoStats) {
   TempDir d;
   const std::string p = d.write("p.yaml", replace(tiny_text(), "  count: 2\n", "  count: -1\n"));

@@ -12,7 +12,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
                                const SmParams& sm, ClockDomain clock, uint64_t total_tbs, bool show_progress)
     : sc_module(name), launch_in("launch_in"), host_out("host_out"), sm_out("sm_out"),
       sm_in("sm_in"), p_(p), sm_(sm), clock_(clock), policy_(sm.count), total_tbs_(total_tbs),
-      progress_("simulating", show_progress) {
+      refused_(sm.count, kNone), progress_("simulating", show_progress) {
   launch_in.register_b_transport(this, &BlockScheduler::launch_b_transport);
   sm_in.register_b_transport(this, &BlockScheduler::sm_b_transport);
   SC_THREAD(run);
@@ -41,6 +41,7 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& 
   }
   const auto* c = static_cast<const TbCompletion*>(ext->info);
   KernelLaunch* k = c->launch;
+  refused_[c->sm] = kNone;
   ++tbs_done_;
   progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, total_tbs_);
   if (++k->tbs_done == k->kernel->grid) {
@@ -58,6 +59,8 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& 
 }
 
 bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, sc_time& offset) {
+  // An SM that refused this launch stays full for it until one of its TBs finishes.
+  if (refused_[sm] == launch_id) return false;
   KernelLaunch* k = active_.at(launch_id);
   const KernelDesc& kd = *k->kernel;
   TbDispatch d{k, tb, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb},
@@ -70,7 +73,10 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   ext.info = &d;
   sc_time delay = offset;
   ext = send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
-  if (!ext.accepted) return false;
+  if (!ext.accepted) {
+    refused_[sm] = launch_id;
+    return false;
+  }
   if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset);
   offset += clock_.cycles(p_.tb_dispatch_cycles);
   ++tbs_issued_;

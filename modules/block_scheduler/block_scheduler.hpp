@@ -52,6 +52,8 @@ class BlockScheduler : public sc_core::sc_module {
   LeftOverFcfs policy_;
   std::multimap<sc_core::sc_time, KernelLaunch*> arrivals_;
   std::unordered_map<uint32_t, KernelLaunch*> active_;  // launch id -> launch
+  static constexpr uint32_t kNone = ~0u;
+  std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends
   sc_core::sc_event wake_;
   bool dirty_ = false;
   uint64_t tbs_done_ = 0, tbs_issued_ = 0, total_tbs_;

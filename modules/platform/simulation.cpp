@@ -23,6 +23,10 @@ using nlohmann::json;
 void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
   const double mhz = cfg.clocks.core;
   auto cycles = [&](double ns) { return ns * mhz / 1e3; };
+  const auto& offered = cfg.mechanisms.policies;
+  if (std::find(offered.begin(), offered.end(), w.policy) == offered.end())
+    throw ConfigError(w.policy_source + ": policy '" + w.policy + "' is not among the mechanisms of platform '" +
+                      cfg.name + "' (" + cfg.file + ": mechanisms.policies)");
   std::vector<bool> used(w.kernels.size(), false);
   for (const auto& p : w.processes)
     for (const auto& s : p.streams)

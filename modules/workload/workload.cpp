@@ -256,6 +256,7 @@ WorkloadDesc load_workload(const std::string& file,
   w.seed = root.opt_int("seed", 1, 0, std::numeric_limits<int64_t>::max());
   auto pol = root.opt("policy");
   w.policy = pol ? pol->as_enum(kAllPolicies) : "fcfs";
+  w.policy_source = pol ? pol->where() + ": policy" : file + ": policy (default)";
   bool implemented = false;
   for (const auto& p : implemented_policies()) implemented |= p == w.policy;
   if (!implemented)

@@ -37,6 +37,7 @@ struct WorkloadDesc {
   std::string file;
   uint64_t seed = 1;
   std::string policy = "fcfs";
+  std::string policy_source;  // file:line:col of the policy key, or the file
   // Replay every process until all have completed `repeat` runs (SPEC 2 methodology); statistics
   // over completed runs only.
   bool replay_until_all_done = false;
