@@ -1,0 +1,213 @@
+#include "block_scheduler/sm_driver.hpp"
+
+namespace mpgpu {
+
+SmDriver::SmDriver(const ExtensionParams& p, Mechanism m, std::unique_ptr<Policy> policy)
+    : p_(p), mech_(m), policy_(std::move(policy)), ksrt_(p), smst_(p), ptbq_(p), active_(p), cmd_bufs_(p),
+      hw_waiting_(p.max_contexts), kernels_(p.num_sms), buffered_(p.max_contexts), saving_(p.num_sms, false),
+      full_(p.num_sms, false) {}
+
+void SmDriver::launch(const DriverKernel& k) {
+  if (k.context >= p_.max_contexts)
+    throw SimError("context " + std::to_string(k.context) + " exceeds the " + std::to_string(p_.max_contexts) +
+                   " command buffers of the platform");
+  hw_waiting_[k.context].push_back(k);
+}
+
+size_t SmDriver::waiting_launches() const {
+  size_t n = 0;
+  for (uint32_t c = 0; c < hw_waiting_.size(); ++c) n += hw_waiting_[c].size() + cmd_bufs_.occupied(c);
+  return n;
+}
+
+uint64_t SmDriver::issuable(uint32_t k) const {
+  const KsrtEntry& e = ksrt_.at(k);
+  if (!e.valid) return 0;
+  return ptbq_.size(k) + (e.grid_tbs - e.next_tb);
+}
+
+uint32_t SmDriver::owner(uint32_t sm) const {
+  const SmstEntry& s = smst_.at(sm);
+  return s.state == SmState::reserved ? s.next : s.running;
+}
+
+uint32_t SmDriver::owned_sms(uint32_t k) const {
+  uint32_t n = 0;
+  for (uint32_t sm = 0; sm < smst_.entries(); ++sm)
+    n += smst_.at(sm).state != SmState::idle && owner(sm) == k;
+  return n;
+}
+
+uint32_t SmDriver::reserved_for(uint32_t k) const {
+  uint32_t n = 0;
+  for (uint32_t sm = 0; sm < smst_.entries(); ++sm)
+    n += smst_.at(sm).state == SmState::reserved && smst_.at(sm).next == k;
+  return n;
+}
+
+bool SmDriver::wants_sm(uint32_t k) const {
+  return issuable(k) > uint64_t{kernels_[k].tbs_per_sm} * reserved_for(k);
+}
+
+void SmDriver::admit() {
+  // Command processor side: a context's next launch enters its command buffer when it is free;
+  // from there it takes a KSRT entry and an active-queue slot when both have room.
+  for (uint32_t c = 0; c < hw_waiting_.size(); ++c) {
+    if (!cmd_bufs_.occupied(c) && !hw_waiting_[c].empty()) {
+      buffered_[c] = hw_waiting_[c].front();
+      hw_waiting_[c].pop_front();
+      cmd_bufs_.put(c, buffered_[c].launch_id);
+    }
+  }
+  // Oldest launch first among the buffered ones.
+  for (;;) {
+    int best = -1;
+    for (uint32_t c = 0; c < cmd_bufs_.contexts(); ++c)
+      if (cmd_bufs_.occupied(c) && (best < 0 || buffered_[c].launch_id < buffered_[best].launch_id)) best = c;
+    if (best < 0 || active_.full()) return;
+    const DriverKernel& dk = buffered_[best];
+    KsrtEntry e;
+    e.launch_id = dk.launch_id;
+    e.grid_tbs = dk.grid;
+    e.threads_per_tb = dk.threads;
+    e.registers_per_tb = dk.registers;
+    e.shared_mem_per_tb = dk.shared_mem;
+    e.context = dk.context;
+    e.priority = dk.priority;
+    auto idx = ksrt_.allocate(e);
+    if (!idx) return;
+    kernels_[*idx] = dk;
+    active_.push(*idx);
+    cmd_bufs_.take(best);
+    policy_->admitted(*this, *idx);
+    if (!hw_waiting_[best].empty()) {
+      buffered_[best] = hw_waiting_[best].front();
+      hw_waiting_[best].pop_front();
+      cmd_bufs_.put(best, buffered_[best].launch_id);
+    }
+  }
+}
+
+void SmDriver::issue_to(uint32_t sm) {
+  const SmstEntry& s = smst_.at(sm);
+  if (s.state != SmState::running || full_[sm]) return;
+  const uint32_t k = s.running;
+  while (issuable(k) > 0 && policy_->may_issue(*this, k)) {
+    const KsrtEntry& e = ksrt_.at(k);
+    bool ok;
+    if (const PtbqEntry* pe = ptbq_.front(k)) {  // preempted TBs first
+      ok = port_->dispatch(sm, e.launch_id, pe->tb, pe);
+      if (ok) {
+        ptbq_.pop(k);
+        ++stats_.tbs_restored;
+      }
+    } else {
+      ok = port_->dispatch(sm, e.launch_id, e.next_tb, nullptr);
+      if (ok) ksrt_.issue_next(k);
+    }
+    if (!ok) {
+      full_[sm] = true;
+      return;
+    }
+    smst_.tb_started(sm);
+  }
+}
+
+void SmDriver::assign(uint32_t sm, uint32_t k) {
+  if (smst_.at(sm).state != SmState::idle) throw SimError("assign: SM " + std::to_string(sm) + " not idle");
+  smst_.set_running(sm, k);
+  stats_.decisions += in_decide_;
+  full_[sm] = false;
+  issue_to(sm);
+}
+
+void SmDriver::reserve(uint32_t sm, uint32_t k) {
+  const bool was_reserved = smst_.at(sm).state == SmState::reserved;
+  smst_.reserve(sm, k);
+  stats_.decisions += in_decide_;
+  if (was_reserved) return;  // the policy re-targets a preemption in progress
+  ++stats_.preemptions;
+  port_->preemption_requested(sm, mech_);
+  if (mech_ == Mechanism::context_switch && smst_.at(sm).running_tbs > 0) {
+    saving_[sm] = true;
+    port_->save_context(sm);
+  }
+}
+
+void SmDriver::complete_reservation(uint32_t sm) {
+  const uint32_t next = smst_.at(sm).next;
+  port_->preemption_completed(sm);
+  smst_.set_idle(sm);
+  if (ksrt_.at(next).valid && issuable(next) > 0) assign(sm, next);
+}
+
+bool SmDriver::tb_finished(uint32_t sm, uint32_t launch_id) {
+  auto k = ksrt_.find_launch(launch_id);
+  if (!k) throw SimError("TB finished for launch " + std::to_string(launch_id) + " not in the KSRT");
+  smst_.tb_left(sm);
+  full_[sm] = false;
+  ksrt_.tb_done(*k);
+  if (ksrt_.at(*k).tbs_done == ksrt_.at(*k).grid_tbs) {
+    retire(*k);
+    return true;
+  }
+  return false;
+}
+
+void SmDriver::preempted(uint32_t sm, const std::vector<SavedTb>& saved) {
+  for (const auto& s : saved) {
+    auto k = ksrt_.find_launch(s.launch_id);
+    if (!k) throw SimError("preempted TB of launch " + std::to_string(s.launch_id) + " not in the KSRT");
+    ptbq_.push(*k, s.entry);
+    smst_.tb_left(sm);
+    ++stats_.tbs_saved;
+  }
+  saving_[sm] = false;
+  full_[sm] = false;
+}
+
+void SmDriver::retire(uint32_t k) {
+  for (uint32_t sm = 0; sm < smst_.entries(); ++sm) {
+    const SmstEntry& s = smst_.at(sm);
+    if (s.state == SmState::running && s.running == k) smst_.set_idle(sm);
+  }
+  policy_->retired(*this, k);
+  ptbq_.clear(k);
+  active_.remove(k);
+  ksrt_.release(k);
+}
+
+bool SmDriver::settle() {
+  bool changed = false;
+  for (uint32_t sm = 0; sm < smst_.entries(); ++sm) {
+    const SmstEntry& s = smst_.at(sm);
+    if (s.state == SmState::reserved && s.running_tbs == 0 && !saving_[sm]) {
+      complete_reservation(sm);
+      changed = true;
+    } else if (s.state == SmState::running && s.running_tbs == 0 &&
+               (issuable(s.running) == 0 || !policy_->may_issue(*this, s.running))) {
+      smst_.set_idle(sm);  // nothing more of its kernel for it: free for the policy
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+uint64_t SmDriver::step(DriverPort& port) {
+  port_ = &port;
+  const uint64_t before = stats_.decisions;
+  admit();
+  for (int guard = 0;; ++guard) {
+    if (guard > 1000) throw SimError("SM driver did not settle");
+    settle();
+    in_decide_ = true;
+    policy_->decide(*this);
+    in_decide_ = false;
+    for (uint32_t sm = 0; sm < smst_.entries(); ++sm) issue_to(sm);
+    if (!settle()) break;
+  }
+  port_ = nullptr;
+  return stats_.decisions - before;
+}
+
+}  // namespace mpgpu

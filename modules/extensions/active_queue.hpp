@@ -1,0 +1,40 @@
+#pragma once
+// Active queue (SPEC 2): KSRT indices of active (running or preempted) kernels in arrival order,
+// N_SM entries; when full, new launches wait in their command buffers.
+#include <vector>
+
+#include "extensions/extension_params.hpp"
+#include "extensions/field.hpp"
+
+namespace mpgpu {
+
+class ActiveQueue {
+ public:
+  explicit ActiveQueue(const ExtensionParams& p) : capacity_(p.num_sms), idx_bits_(bits_for(p.num_sms)) {}
+  static FieldLayout layout(const ExtensionParams& p) { return {{"ksrt_index", bits_for(p.num_sms)}}; }
+  bool full() const { return order_.size() >= capacity_; }
+  void push(uint32_t ksrt_idx);
+  void remove(uint32_t ksrt_idx);
+  const std::vector<uint32_t>& order() const { return order_; }  // oldest first
+
+ private:
+  uint32_t capacity_, idx_bits_;
+  std::vector<uint32_t> order_;
+};
+
+// Command buffers (SPEC 2): one per context, each holds one kernel-launch command.
+class CommandBuffers {
+ public:
+  explicit CommandBuffers(const ExtensionParams& p) : slots_(p.max_contexts, kEmpty) {}
+  static FieldLayout layout(const ExtensionParams& p);
+  bool occupied(uint32_t context) const { return slots_.at(context) != kEmpty; }
+  void put(uint32_t context, uint32_t launch_id);
+  uint32_t take(uint32_t context);
+  uint32_t contexts() const { return static_cast<uint32_t>(slots_.size()); }
+
+ private:
+  static constexpr uint32_t kEmpty = ~0u;
+  std::vector<uint32_t> slots_;  // launch id held, model-side stand-in for the command fields
+};
+
+}  // namespace mpgpu

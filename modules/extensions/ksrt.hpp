@@ -1,0 +1,51 @@
+#pragma once
+// Kernel Status Register Table (SPEC 2): one entry per active kernel, N_SM entries. An entry is
+// the KSR (grid and TB shape, per-TB resources, next TB to issue, TBs done, parameter pointer)
+// plus the context id, priority and DSS token count.
+#include <optional>
+#include <vector>
+
+#include "extensions/extension_params.hpp"
+#include "extensions/field.hpp"
+
+namespace mpgpu {
+
+struct KsrtEntry {
+  bool valid = false;
+  uint32_t launch_id = 0;     // model-side tag (which launch this KSR holds); not a hardware field
+  uint64_t grid_tbs = 0;      // grid_x * grid_y * grid_z, kept flat in the model
+  uint32_t threads_per_tb = 0;
+  uint32_t registers_per_tb = 0;
+  uint32_t shared_mem_per_tb = 0;
+  uint64_t next_tb = 0;
+  uint64_t tbs_done = 0;
+  uint64_t param_pointer = 0;
+  uint32_t context = 0;
+  uint32_t priority = 0;
+  int32_t tokens = 0;
+};
+
+class Ksrt {
+ public:
+  explicit Ksrt(const ExtensionParams& p);
+  static FieldLayout layout(const ExtensionParams& p);
+  uint32_t entries() const { return static_cast<uint32_t>(table_.size()); }
+
+  // Takes a free entry for a launch; nullopt when the table is full.
+  std::optional<uint32_t> allocate(const KsrtEntry& e);
+  void release(uint32_t idx);
+  const KsrtEntry& at(uint32_t idx) const { return table_.at(idx); }
+  uint32_t occupied() const;
+  std::optional<uint32_t> find_launch(uint32_t launch_id) const;
+
+  void issue_next(uint32_t idx);   // next_tb += 1
+  void tb_done(uint32_t idx);      // tbs_done += 1
+  void set_tokens(uint32_t idx, int32_t tokens);
+
+ private:
+  void check(const KsrtEntry& e) const;
+  FieldLayout layout_;
+  std::vector<KsrtEntry> table_;
+};
+
+}  // namespace mpgpu

@@ -1,0 +1,50 @@
+#include "extensions/smst.hpp"
+
+namespace mpgpu {
+
+FieldLayout Smst::layout(const ExtensionParams& p) {
+  return {{"running", bits_for(p.num_sms)},
+          {"state", 2},
+          {"running_tbs", bits_for(p.max_tbs_per_sm + 1)},
+          {"next", bits_for(p.num_sms)}};
+}
+
+Smst::Smst(const ExtensionParams& p) : p_(p), layout_(layout(p)), table_(p.num_sms) {}
+
+void Smst::set_running(uint32_t sm, uint32_t k) {
+  SmstEntry& e = table_.at(sm);
+  e.running = static_cast<uint32_t>(checked(k, field_bits(layout_, "running"), "SMST", "running"));
+  e.state = SmState::running;
+}
+
+void Smst::reserve(uint32_t sm, uint32_t next) {
+  SmstEntry& e = table_.at(sm);
+  if (e.state == SmState::idle) throw SimError("SMST: reserving an idle SM " + std::to_string(sm));
+  e.next = static_cast<uint32_t>(checked(next, field_bits(layout_, "next"), "SMST", "next"));
+  e.state = SmState::reserved;
+}
+
+void Smst::set_idle(uint32_t sm) {
+  SmstEntry& e = table_.at(sm);
+  if (e.running_tbs) throw SimError("SMST: SM " + std::to_string(sm) + " set idle with running TBs");
+  e.state = SmState::idle;
+}
+
+void Smst::tb_started(uint32_t sm) {
+  SmstEntry& e = table_.at(sm);
+  e.running_tbs = static_cast<uint32_t>(checked(e.running_tbs + 1, field_bits(layout_, "running_tbs"), "SMST", "running_tbs"));
+}
+
+void Smst::tb_left(uint32_t sm) {
+  SmstEntry& e = table_.at(sm);
+  if (e.running_tbs == 0) throw SimError("SMST: TB left SM " + std::to_string(sm) + " with none running");
+  --e.running_tbs;
+}
+
+int Smst::find_idle() const {
+  for (uint32_t i = 0; i < table_.size(); ++i)
+    if (table_[i].state == SmState::idle) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace mpgpu

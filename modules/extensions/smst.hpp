@@ -1,0 +1,41 @@
+#pragma once
+// SM Status Table (SPEC 2): one entry per SM: KSRT index of the running kernel, state
+// (idle / running / reserved), number of running TBs, KSRT index of the next kernel when reserved.
+#include <vector>
+
+#include "extensions/extension_params.hpp"
+#include "extensions/field.hpp"
+
+namespace mpgpu {
+
+enum class SmState : uint8_t { idle = 0, running = 1, reserved = 2 };
+
+struct SmstEntry {
+  uint32_t running = 0;  // KSRT index
+  SmState state = SmState::idle;
+  uint32_t running_tbs = 0;
+  uint32_t next = 0;     // KSRT index, valid when reserved
+};
+
+class Smst {
+ public:
+  explicit Smst(const ExtensionParams& p);
+  static FieldLayout layout(const ExtensionParams& p);
+  uint32_t entries() const { return static_cast<uint32_t>(table_.size()); }
+  const SmstEntry& at(uint32_t sm) const { return table_.at(sm); }
+
+  void set_running(uint32_t sm, uint32_t ksrt_idx);  // from idle, or when a reservation completes
+  void reserve(uint32_t sm, uint32_t next_ksrt_idx);  // running -> reserved (also re-targets next)
+  void set_idle(uint32_t sm);
+  void tb_started(uint32_t sm);
+  void tb_left(uint32_t sm);  // finished or preempted
+  // The first idle SM in index order (the serial search of SPEC 2), or -1.
+  int find_idle() const;
+
+ private:
+  ExtensionParams p_;
+  FieldLayout layout_;
+  std::vector<SmstEntry> table_;
+};
+
+}  // namespace mpgpu
