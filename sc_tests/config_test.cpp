@@ -142,8 +142,8 @@ TEST(WorkloadValidation, MissingTbTime) {
 }
 
 TEST(WorkloadValidation, UnimplementedPolicyIsRejected) {
-  expect_workload_error(replace(kWorkload, "name: w\n", "name: w\npolicy: dss\n"),
-                        R"(w\.yaml:2:9: policy: policy 'dss' is specified by SPEC but not implemented)");
+  expect_workload_error(replace(kWorkload, "name: w\n", "name: w\npolicy: mias\n"),
+                        R"(w\.yaml:2:9: policy: policy 'mias' is specified by SPEC but not implemented)");
 }
 
 TEST(WorkloadValidation, UnknownPolicyListsChoices) {

@@ -8,14 +8,35 @@ namespace mpgpu {
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
-BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedulerParams& p,
-                               const SmParams& sm, ClockDomain clock, uint64_t total_tbs, bool show_progress)
-    : sc_module(name), launch_in("launch_in"), host_out("host_out"), sm_out("sm_out"),
-      sm_in("sm_in"), p_(p), sm_(sm), clock_(clock), policy_(sm.count), total_tbs_(total_tbs),
-      refused_(sm.count, kNone), progress_("simulating", show_progress) {
+namespace {
+ExtensionParams extension_params(const SmParams& sm, const BlockSchedulerParams& p) {
+  ExtensionParams e;
+  e.num_sms = sm.count;
+  e.max_tbs_per_sm = sm.max_tbs;
+  e.max_contexts = p.max_contexts;
+  e.registers_per_sm = sm.registers;
+  e.shared_mem_per_sm = sm.largest_shared_mem();
+  return e;
+}
+}  // namespace
+
+BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedulerParams& p, const SmParams& sm,
+                               ClockDomain clock, const SchedulingSetup& setup, uint64_t total_tbs,
+                               bool show_progress)
+    : sc_module(name), launch_in("launch_in"), host_out("host_out"), sm_out("sm_out"), sm_in("sm_in"), p_(p),
+      sm_(sm), clock_(clock), setup_(setup), left_over_(sm.count), refused_(sm.count, kNone),
+      preempt_started_(sm.count, -1), total_tbs_(total_tbs), progress_("simulating", show_progress) {
+  if (setup.policy != "fcfs")
+    driver_ = std::make_unique<SmDriver>(extension_params(sm, p), setup.mechanism,
+                                         make_policy(setup.policy, setup.dss_budgets));
   launch_in.register_b_transport(this, &BlockScheduler::launch_b_transport);
   sm_in.register_b_transport(this, &BlockScheduler::sm_b_transport);
   SC_THREAD(run);
+}
+
+size_t BlockScheduler::kernels_waiting() const {
+  return arrivals_.size() + (driver_ ? driver_->waiting_launches() + driver_->active().order().size()
+                                     : left_over_.waiting_kernels());
 }
 
 void BlockScheduler::launch_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
@@ -32,55 +53,91 @@ void BlockScheduler::launch_b_transport(tlm::tlm_generic_payload& gp, sc_time& d
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
+void BlockScheduler::kernel_finished(KernelLaunch* k, const sc_time& end) {
+  k->end_ns = to_ns(end);
+  active_.erase(k->id);
+  gpu_ctrl_ext done;
+  done.command = CtrlCommand::kernel_done;
+  done.kernel = k->id;
+  done.info = k;
+  sc_time d = SC_ZERO_TIME;
+  send_ctrl(host_out, 0, done, d);
+}
+
+void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&) {
   auto* ext = gp.get_extension<gpu_ctrl_ext>();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  if (!ext || ext->command != CtrlCommand::tb_finished) {
+  if (ext && ext->command == CtrlCommand::preempted) {
+    const auto* saved = static_cast<const std::vector<SavedTbRecord>*>(ext->info);
+    std::vector<SavedTb> tbs;
+    for (const auto& s : *saved) tbs.push_back({s.launch->id, s.entry});
+    driver_->preempted(ext->sm, tbs);
+    refused_[ext->sm] = kNone;
+  } else if (ext && ext->command == CtrlCommand::tb_finished) {
+    const auto* c = static_cast<const TbCompletion*>(ext->info);
+    KernelLaunch* k = c->launch;
+    refused_[c->sm] = kNone;
+    ++tbs_done_;
+    progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, total_tbs_);
+    ++k->tbs_done;
+    const bool complete = driver_ ? driver_->tb_finished(c->sm, k->id) : k->tbs_done == k->kernel->grid;
+    if (complete) kernel_finished(k, c->end);
+  } else {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
-  }
-  const auto* c = static_cast<const TbCompletion*>(ext->info);
-  KernelLaunch* k = c->launch;
-  refused_[c->sm] = kNone;
-  ++tbs_done_;
-  progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, total_tbs_);
-  if (++k->tbs_done == k->kernel->grid) {
-    k->end_ns = to_ns(c->end);
-    active_.erase(k->id);
-    gpu_ctrl_ext done;
-    done.command = CtrlCommand::kernel_done;
-    done.kernel = k->id;
-    done.info = k;
-    sc_time d = SC_ZERO_TIME;
-    send_ctrl(host_out, 0, done, d);
   }
   dirty_ = true;
   wake_.notify(SC_ZERO_TIME);
 }
 
-bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, sc_time& offset) {
+bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, const PtbqEntry* restore) {
   // An SM that refused this launch stays full for it until one of its TBs finishes.
   if (refused_[sm] == launch_id) return false;
   KernelLaunch* k = active_.at(launch_id);
   const KernelDesc& kd = *k->kernel;
   TbDispatch d{k, tb, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb},
-               shared_mem_config_for(sm_, kd.shared_mem_per_tb)};
+               shared_mem_config_for(sm_, kd.shared_mem_per_tb), restore};
   gpu_ctrl_ext ext;
   ext.command = CtrlCommand::dispatch_tb;
   ext.sm = sm;
   ext.kernel = launch_id;
   ext.tb = tb;
   ext.info = &d;
-  sc_time delay = offset;
+  sc_time delay = offset_;
   ext = send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
   if (!ext.accepted) {
     refused_[sm] = launch_id;
     return false;
   }
-  if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset);
-  offset += clock_.cycles(p_.tb_dispatch_cycles);
+  if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset_);
+  offset_ += clock_.cycles(p_.tb_dispatch_cycles);
   ++tbs_issued_;
   return true;
+}
+
+bool BlockScheduler::dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) {
+  return try_dispatch(sm, launch_id, static_cast<uint32_t>(tb), restore);
+}
+
+void BlockScheduler::save_context(uint32_t sm) {
+  gpu_ctrl_ext ext;
+  ext.command = CtrlCommand::save_context;
+  ext.sm = sm;
+  sc_time delay = offset_;
+  send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+}
+
+void BlockScheduler::preemption_requested(uint32_t sm, Mechanism) {
+  preempt_started_[sm] = to_ns(sc_core::sc_time_stamp() + offset_);
+}
+
+void BlockScheduler::preemption_completed(uint32_t sm) {
+  preemptions_.push_back({sm, preempt_started_[sm], to_ns(sc_core::sc_time_stamp() + offset_)});
+}
+
+void BlockScheduler::decision_made() {
+  // The policy walks the KSRT/SMST one entry per cycle (SPEC 2).
+  offset_ += clock_.cycles(double(sm_.count) * p_.search_cycles_per_entry);
 }
 
 void BlockScheduler::run() {
@@ -90,13 +147,31 @@ void BlockScheduler::run() {
       KernelLaunch* k = arrivals_.begin()->second;
       arrivals_.erase(arrivals_.begin());
       active_[k->id] = k;
-      policy_.arrive(k->id, k->kernel->grid);
+      if (driver_) {
+        const KernelDesc& kd = *k->kernel;
+        DriverKernel dk;
+        dk.launch_id = k->id;
+        dk.context = k->context;
+        dk.process = k->process_index;
+        dk.priority = k->priority;
+        dk.grid = kd.grid;
+        dk.threads = kd.threads_per_tb;
+        dk.registers = kd.registers_per_tb;
+        dk.shared_mem = kd.shared_mem_per_tb;
+        dk.tbs_per_sm = compute_occupancy(sm_, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb}).tbs_per_sm;
+        driver_->launch(dk);
+      } else {
+        left_over_.arrive(k->id, k->kernel->grid);
+      }
     }
     dirty_ = false;
-    sc_time offset = SC_ZERO_TIME;
-    policy_.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) { return try_dispatch(sm, id, tb, offset); });
-    if (offset > SC_ZERO_TIME) {  // the driver is busy issuing for this long
-      wait(offset);
+    offset_ = SC_ZERO_TIME;
+    if (driver_)
+      driver_->step(*this);
+    else
+      left_over_.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) { return try_dispatch(sm, id, tb, nullptr); });
+    if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
+      wait(offset_);
       continue;
     }
     if (dirty_) continue;

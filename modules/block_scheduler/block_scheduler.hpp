@@ -1,6 +1,8 @@
 #pragma once
-// The SM driver (SPEC 1): takes kernel launches from the command processor, issues their TBs to
-// SMs under the selected policy, counts completions and reports finished kernels to the host.
+// The SM driver (SPEC 1, 2): takes kernel launches from the command processor and issues their
+// TBs to SMs. Policy fcfs: FCFS with Left-Over over the whole GPU. Other policies: the
+// scheduling framework (SmDriver) with SMs assigned to one kernel at a time, reserved and
+// preempted by context switch or draining. Reports finished kernels to the host.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
@@ -8,11 +10,12 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "block_scheduler/left_over.hpp"
+#include "block_scheduler/sm_driver.hpp"
 #include "common/clock.hpp"
 #include "common/payload.hpp"
 #include "common/progress.hpp"
@@ -23,39 +26,67 @@ namespace mpgpu {
 
 struct BlockSchedulerParams {
   uint32_t tb_dispatch_cycles = 1;  // the driver issues one TB per this many core cycles
+  uint32_t search_cycles_per_entry = 1;  // policy walks KSRT/SMST serially: N_SM entries per decision
+  uint32_t max_contexts = 32;            // command buffers
 };
 
-class BlockScheduler : public sc_core::sc_module {
+// What the run asks of the block scheduler (from the workload).
+struct SchedulingSetup {
+  std::string policy = "fcfs";
+  Mechanism mechanism = Mechanism::context_switch;
+  std::vector<int32_t> dss_budgets;  // per process; -1: equal sharing
+};
+
+struct PreemptionRecord {
+  uint32_t sm;
+  double request_ns, done_ns;
+};
+
+class BlockScheduler : public sc_core::sc_module, private DriverPort {
  public:
   tlm_utils::simple_target_socket<BlockScheduler> launch_in;  // from the command processor
   tlm_utils::simple_initiator_socket<BlockScheduler> host_out;  // kernel finished
   tlm_utils::multi_passthrough_initiator_socket<BlockScheduler> sm_out;  // dispatch, per SM
-  tlm_utils::multi_passthrough_target_socket<BlockScheduler> sm_in;      // TB finished
+  tlm_utils::multi_passthrough_target_socket<BlockScheduler> sm_in;      // TB finished, preempted
 
   BlockScheduler(sc_core::sc_module_name name, const BlockSchedulerParams& p, const SmParams& sm,
-                 ClockDomain clock, uint64_t total_tbs, bool show_progress);
+                 ClockDomain clock, const SchedulingSetup& setup, uint64_t total_tbs, bool show_progress);
   SC_HAS_PROCESS(BlockScheduler);
 
   uint64_t tbs_done() const { return tbs_done_; }
   uint64_t tbs_issued() const { return tbs_issued_; }
-  size_t kernels_waiting() const { return policy_.waiting_kernels() + arrivals_.size(); }
+  size_t kernels_waiting() const;
+  const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
+  const SmDriver* driver() const { return driver_.get(); }
 
  private:
   void launch_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void sm_b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
-  bool try_dispatch(uint32_t sm, uint32_t launch, uint32_t tb, sc_core::sc_time& offset);
+  void kernel_finished(KernelLaunch* k, const sc_core::sc_time& end);
+  bool try_dispatch(uint32_t sm, uint32_t launch, uint32_t tb, const PtbqEntry* restore);
+  // DriverPort
+  bool dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) override;
+  void save_context(uint32_t sm) override;
+  void preemption_requested(uint32_t sm, Mechanism m) override;
+  void preemption_completed(uint32_t sm) override;
+  void decision_made() override;
 
   BlockSchedulerParams p_;
   const SmParams& sm_;
   ClockDomain clock_;
-  LeftOverFcfs policy_;
+  SchedulingSetup setup_;
+  LeftOverFcfs left_over_;
+  std::unique_ptr<SmDriver> driver_;
   std::multimap<sc_core::sc_time, KernelLaunch*> arrivals_;
   std::unordered_map<uint32_t, KernelLaunch*> active_;  // launch id -> launch
-  static constexpr uint32_t kNone = ~0u;
-  std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends
   sc_core::sc_event wake_;
   bool dirty_ = false;
+  sc_core::sc_time offset_;  // local time of the driver within the current scheduling round
+  static constexpr uint32_t kNone = ~0u;
+  std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends
+  std::vector<double> preempt_started_;
+  std::vector<PreemptionRecord> preemptions_;
   uint64_t tbs_done_ = 0, tbs_issued_ = 0, total_tbs_;
   ProgressLine progress_;
 };

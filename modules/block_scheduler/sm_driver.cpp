@@ -116,7 +116,10 @@ void SmDriver::issue_to(uint32_t sm) {
 void SmDriver::assign(uint32_t sm, uint32_t k) {
   if (smst_.at(sm).state != SmState::idle) throw SimError("assign: SM " + std::to_string(sm) + " not idle");
   smst_.set_running(sm, k);
-  stats_.decisions += in_decide_;
+  if (in_decide_) {
+    ++stats_.decisions;
+    port_->decision_made();
+  }
   full_[sm] = false;
   issue_to(sm);
 }
@@ -124,7 +127,10 @@ void SmDriver::assign(uint32_t sm, uint32_t k) {
 void SmDriver::reserve(uint32_t sm, uint32_t k) {
   const bool was_reserved = smst_.at(sm).state == SmState::reserved;
   smst_.reserve(sm, k);
-  stats_.decisions += in_decide_;
+  if (in_decide_) {
+    ++stats_.decisions;
+    port_->decision_made();
+  }
   if (was_reserved) return;  // the policy re-targets a preemption in progress
   ++stats_.preemptions;
   port_->preemption_requested(sm, mech_);

@@ -36,6 +36,7 @@ class DriverPort {
   virtual void save_context(uint32_t sm) = 0;
   virtual void preemption_requested(uint32_t sm, Mechanism m) {}
   virtual void preemption_completed(uint32_t sm) {}
+  virtual void decision_made() {}  // one policy assignment or reservation
 };
 
 class SmDriver;

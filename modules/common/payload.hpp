@@ -31,6 +31,8 @@ enum class CtrlCommand : uint8_t {
   dispatch_tb,     // block scheduler -> SM
   tb_finished,     // SM -> block scheduler
   status_query,    // block scheduler -> SM
+  save_context,    // block scheduler -> SM: context-switch every resident TB out
+  preempted,       // SM -> block scheduler: the save finished, here are the saved TBs
 };
 
 struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {

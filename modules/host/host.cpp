@@ -105,6 +105,7 @@ void Host::stream_thread(uint32_t slot, uint32_t stream, uint32_t rep, uint32_t 
       k.uid = hash3(procs_[slot].index, (uint64_t{rep} << 16) | stream, c);
       k.kernel = &w_.kernels[cmds[c].kernel];
       k.process = slot;
+      k.process_index = procs_[slot].index;
       k.context = slot;
       k.priority = pd.priority;
       k.seed = w_.seed;

@@ -42,6 +42,12 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
   s.warp_schedulers = n.req_int("warp_schedulers", 1, 16);
   s.warp_scheduler = n.opt_enum("warp_scheduler", "gto", {"gto", "lrr", "qaws"});
   s.shared_mem_latency = n.opt_int("shared_mem_latency_cycles", 26, 1, 10000);
+  if (auto pre = n.opt("preemption")) {
+    s.drain_cycles = pre->opt_int("drain_cycles", s.drain_cycles, 0, 1 << 24);
+    s.trap_cycles = pre->opt_int("trap_cycles", s.trap_cycles, 0, 1 << 24);
+    s.tb_state_bytes = pre->opt_int("tb_state_bytes", s.tb_state_bytes, 0, 1 << 20);
+    pre->finish();
+  }
   if (auto l1 = n.opt("l1d")) {
     s.l1_sets = l1->req_int("sets", 1, 1 << 16);
     s.l1_ways = l1->req_int("ways", 1, 1024);
@@ -128,6 +134,8 @@ PlatformConfig load_platform(const std::string& file,
   auto bs = root.req("block_scheduler");
   c.block_scheduler_kind = read_kind(bs, ModuleRole::block_scheduler);
   c.block_scheduler.tb_dispatch_cycles = bs.opt_int("tb_dispatch_cycles", 1, 0, 1 << 20);
+  c.block_scheduler.search_cycles_per_entry = bs.opt_int("search_cycles_per_entry", 1, 0, 1 << 10);
+  c.block_scheduler.max_contexts = bs.opt_int("max_contexts", 32, 1, 4096);
   bs.finish();
 
   read_sm(root.req("sm"), c);

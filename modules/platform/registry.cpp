@@ -30,7 +30,11 @@ ModuleRegistry make_builtin() {
     return new Host(n.c_str(), c.cfg.host, c.workload, c.selected, ClockDomain(c.cfg.clocks.core), c.timeline);
   });
   r.add(R::block_scheduler, "sm_driver", [](const std::string& n, uint32_t, ElabContext& c) {
-    return new BlockScheduler(n.c_str(), c.cfg.block_scheduler, c.cfg.sm, ClockDomain(c.cfg.clocks.core),
+    SchedulingSetup s;
+    s.policy = c.workload.policy;
+    s.mechanism = c.workload.preemption == "draining" ? Mechanism::draining : Mechanism::context_switch;
+    for (const auto& p : c.workload.processes) s.dss_budgets.push_back(p.dss_tokens);
+    return new BlockScheduler(n.c_str(), c.cfg.block_scheduler, c.cfg.sm, ClockDomain(c.cfg.clocks.core), s,
                               c.planned_tbs, c.progress);
   });
   r.add(R::sm, "sm_tb", [](const std::string& n, uint32_t i, ElabContext& c) {

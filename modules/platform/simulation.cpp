@@ -27,6 +27,14 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
   if (std::find(offered.begin(), offered.end(), w.policy) == offered.end())
     throw ConfigError(w.policy_source + ": policy '" + w.policy + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.policies)");
+  const auto& mechs = cfg.mechanisms.preemption;
+  if (w.policy != "fcfs" && std::find(mechs.begin(), mechs.end(), w.preemption) == mechs.end())
+    throw ConfigError(w.preemption_source + ": preemption '" + w.preemption + "' is not among the mechanisms of platform '" +
+                      cfg.name + "' (" + cfg.file + ": mechanisms.preemption)");
+  if (w.policy != "fcfs" && w.processes.size() > cfg.block_scheduler.max_contexts)
+    throw ConfigError(w.file + ": " + std::to_string(w.processes.size()) + " processes exceed the " +
+                      std::to_string(cfg.block_scheduler.max_contexts) + " command buffers (contexts) of platform '" +
+                      cfg.name + "' (block_scheduler.max_contexts)");
   std::vector<bool> used(w.kernels.size(), false);
   for (const auto& p : w.processes)
     for (const auto& s : p.streams)
@@ -105,6 +113,37 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["memory"] = {{"crossbar_requests", gpu.crossbar().requests()}, {"l2_hits", hits}, {"l2_misses", misses},
                  {"dram_bytes", dram_bytes}, {"page_walks", gpu.fill_unit().walks()}};
   r["tbs_done"] = gpu.block_scheduler().tbs_done();
+  // Preemption: per preemption, request to SM free; context traffic; SM idle time.
+  json pre = json::array();
+  double lat_sum = 0, lat_max = 0;
+  for (const auto& p : gpu.block_scheduler().preemptions()) {
+    const double lat = p.done_ns - p.request_ns;
+    pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}});
+    lat_sum += lat;
+    lat_max = std::max(lat_max, lat);
+  }
+  uint64_t saved = 0, restored = 0, tbs_saved = 0, tbs_restored = 0;
+  double idle_ns = 0;
+  for (const Sm* sm : gpu.sms()) {
+    saved += sm->stats().bytes_saved;
+    restored += sm->stats().bytes_restored;
+    tbs_saved += sm->stats().tbs_saved;
+    tbs_restored += sm->stats().tbs_restored;
+    idle_ns += ns(end) - ns(sm->stats().busy);
+  }
+  const auto* drv = gpu.block_scheduler().driver();
+  r["scheduling"] = {{"policy", w.policy},
+                     {"mechanism", w.policy == "fcfs" ? "none" : w.preemption},
+                     {"preemptions", pre.size()},
+                     {"preemption_latency_mean_ns", pre.empty() ? 0.0 : lat_sum / pre.size()},
+                     {"preemption_latency_max_ns", lat_max},
+                     {"bytes_saved", saved},
+                     {"bytes_restored", restored},
+                     {"tbs_saved", tbs_saved},
+                     {"tbs_restored", tbs_restored},
+                     {"policy_decisions", drv ? drv->stats().decisions : 0},
+                     {"sm_idle_ns", idle_ns},
+                     {"preemption_list", pre}};
   r["warp_instructions"] = instructions;
   r["copies"] = host.copies().size();
   return r;

@@ -24,8 +24,12 @@ Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain
 void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   auto* ext = gp.get_extension<gpu_ctrl_ext>();
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (ext && ext->command == CtrlCommand::save_context) {
+    start_save(delay);
+    return;
+  }
   if (!ext || ext->command != CtrlCommand::dispatch_tb) {
-    if (!ext) gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
   const auto* d = static_cast<const TbDispatch*>(ext->info);
@@ -33,21 +37,40 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   ext->accepted = alloc.has_value();
   if (!alloc) return;
   const sc_time start = sc_core::sc_time_stamp() + delay;
-  const uint64_t cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
+  uint64_t cycles;
+  sc_time run_start = start;
+  if (d->restore) {  // trap routine, then the TB's context comes back from its save area
+    const uint64_t bytes = context_bytes(*d->launch);
+    sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
+    run_start = move_context(save_address(*d->launch, d->restore->save_pointer), bytes, issue_at, false);
+    cycles = d->restore->remaining_cycles;
+    stats_.bytes_restored += bytes;
+    ++stats_.tbs_restored;
+  } else {
+    cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
+  }
   if (resident_.empty()) busy_since_ = start;
-  resident_.push({d->launch, d->tb, *alloc, start, start + clock_.cycles(double(cycles))});
+  resident_.push({d->launch, d->tb, *alloc, start, run_start + clock_.cycles(double(cycles)), run_start});
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()));
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Sm::run() {
   for (;;) {
-    if (resident_.empty()) {
-      wait(wake_);
+    const sc_time now = sc_core::sc_time_stamp();
+    if (save_pending_ && save_done_ <= now) {
+      finish_save();
       continue;
     }
-    const sc_time now = sc_core::sc_time_stamp();
-    const sc_time next = resident_.top().end;
+    if (resident_.empty()) {
+      if (save_pending_)
+        wait(save_done_ - now, wake_);
+      else
+        wait(wake_);
+      continue;
+    }
+    sc_time next = resident_.top().end;
+    if (save_pending_ && save_done_ < next) next = save_done_;
     if (next > now) {
       wait(next - now, wake_);
       continue;
@@ -59,9 +82,90 @@ void Sm::run() {
       resident_.pop();
       res_.release(done.back().alloc);
     }
-    if (resident_.empty()) stats_.busy += now - busy_since_;
+    if (resident_.empty() && !save_pending_) stats_.busy += now - busy_since_;
     for (const auto& r : done) finish(r);
   }
+}
+
+uint32_t Sm::context_bytes(const KernelLaunch& l) const {
+  const KernelDesc& k = *l.kernel;
+  return rounded_registers(p_, k.registers_per_tb) * 4 + k.shared_mem_per_tb + p_.tb_state_bytes;
+}
+
+uint64_t save_address(const KernelLaunch& l, uint64_t save_pointer) {
+  // Far above ordinary data; 4 GiB per launch (the save pointer is 32 bits).
+  return (uint64_t{1} << 40) + (uint64_t{l.id} << 32) + save_pointer;
+}
+
+sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool write) {
+  const sc_time now = sc_core::sc_time_stamp();
+  constexpr uint32_t kLine = 128;
+  std::vector<uint8_t> line(kLine);
+  sc_time done = issue_at;
+  for (uint64_t off = 0; off < bytes; off += kLine) {
+    tlm::tlm_generic_payload gp;
+    gpu_mem_ext ext;
+    ext.sm = id_;
+    ext.kind = write ? AccessKind::context_save : AccessKind::context_restore;
+    gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    gp.set_address(addr + off);
+    gp.set_data_ptr(line.data());
+    gp.set_data_length(static_cast<uint32_t>(std::min<uint64_t>(kLine, bytes - off)));
+    gp.set_extension(&ext);
+    sc_time delay = issue_at - now;
+    issue_at += clock_.period();  // one line leaves the SM per cycle
+    mem_out->b_transport(gp, delay);
+    gp.clear_extension(&ext);
+    done = std::max(done, now + delay);
+  }
+  return done;
+}
+
+void Sm::start_save(sc_time delay) {
+  const sc_time now = sc_core::sc_time_stamp() + delay;
+  // Freeze every TB still running; the ones ending by now finish normally.
+  std::vector<Resident> keep;
+  sc_time issue_at = now + clock_.cycles(p_.drain_cycles + p_.trap_cycles);
+  sc_time done = issue_at;
+  while (!resident_.empty()) {
+    Resident r = resident_.top();
+    resident_.pop();
+    if (r.end <= now) {
+      keep.push_back(r);
+      continue;
+    }
+    const sc_time from = std::max(now, r.run_start);
+    const uint64_t remaining = std::max<uint64_t>(1, clock_.to_cycles(r.end - from));
+    const uint64_t bytes = context_bytes(*r.launch);
+    const uint64_t pointer = uint64_t{r.tb} * ((bytes + 127) / 128 * 128);  // line-aligned slots
+    done = std::max(done, move_context(save_address(*r.launch, pointer), bytes, issue_at, true));
+    stats_.bytes_saved += bytes;
+    ++stats_.tbs_saved;
+    saving_.push_back({{r.launch, {r.tb, pointer, remaining}}, r.alloc});
+  }
+  for (const auto& r : keep) resident_.push(r);
+  save_done_ = done;
+  save_pending_ = true;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Sm::finish_save() {
+  save_pending_ = false;
+  std::vector<SavedTbRecord> saved;
+  for (const auto& [rec, alloc] : saving_) {
+    res_.release(alloc);
+    saved.push_back(rec);
+    if (timeline_ && timeline_->enabled())
+      timeline_->instant(Timeline::sm_pid(id_), alloc.slot, "saved " + rec.launch->kernel->name, to_ns(save_done_));
+  }
+  saving_.clear();
+  if (resident_.empty()) stats_.busy += sc_core::sc_time_stamp() - busy_since_;
+  gpu_ctrl_ext ext;
+  ext.command = CtrlCommand::preempted;
+  ext.sm = id_;
+  ext.info = &saved;
+  sc_time delay = sc_core::SC_ZERO_TIME;
+  send_ctrl(ctrl_out, 0, ext, delay);
 }
 
 void Sm::finish(const Resident& r) {

@@ -14,6 +14,7 @@
 #include "common/clock.hpp"
 #include "common/payload.hpp"
 #include "common/timeline.hpp"
+#include "extensions/ptbq.hpp"
 #include "sm/sm_resources.hpp"
 #include "workload/kernel.hpp"
 
@@ -25,6 +26,13 @@ struct TbDispatch {
   uint32_t tb;
   TbResources resources;
   uint32_t carve_out;
+  const PtbqEntry* restore = nullptr;  // a preempted TB coming back: restore, then run the rest
+};
+
+// A TB switched out by a context save.
+struct SavedTbRecord {
+  KernelLaunch* launch;
+  PtbqEntry entry;
 };
 
 // A TB that finished, as reported to the block scheduler.
@@ -38,8 +46,13 @@ struct TbCompletion {
 struct SmStats {
   uint64_t tbs_done = 0;
   uint32_t peak_resident = 0;  // most TBs resident at once
+  uint64_t bytes_saved = 0, bytes_restored = 0;
+  uint64_t tbs_saved = 0, tbs_restored = 0;
   sc_core::sc_time busy;  // time with at least one resident TB
 };
+
+// Where a TB's context is saved: each launch has its own preallocated area.
+uint64_t save_address(const KernelLaunch& l, uint64_t save_pointer);
 
 class Sm : public sc_core::sc_module {
  public:
@@ -62,6 +75,7 @@ class Sm : public sc_core::sc_module {
     uint32_t tb;
     TbAllocation alloc;
     sc_core::sc_time start, end;
+    sc_core::sc_time run_start;  // after any restore
     bool operator>(const Resident& o) const {
       return end != o.end ? end > o.end : (launch->id != o.launch->id ? launch->id > o.launch->id : tb > o.tb);
     }
@@ -69,6 +83,12 @@ class Sm : public sc_core::sc_module {
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
   void finish(const Resident& r);
+  uint32_t context_bytes(const KernelLaunch& l) const;
+  // Moves `bytes` of context between the SM and its save area, one line per cycle from
+  // `issue_at` (advanced past the last line); returns when the last line is done.
+  sc_core::sc_time move_context(uint64_t addr, uint64_t bytes, sc_core::sc_time& issue_at, bool write);
+  void start_save(sc_core::sc_time delay);
+  void finish_save();
 
   uint32_t id_;
   const SmParams& p_;
@@ -79,6 +99,10 @@ class Sm : public sc_core::sc_module {
   sc_core::sc_event wake_;
   SmStats stats_;
   sc_core::sc_time busy_since_;
+  // A context save in progress: TBs already frozen, resources freed when it completes.
+  std::vector<std::pair<SavedTbRecord, TbAllocation>> saving_;
+  sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
+  bool save_pending_ = false;
 };
 
 }  // namespace mpgpu

@@ -43,7 +43,8 @@ struct KernelLaunch {
   uint32_t id = ~0u;          // model-wide, in command-processor issue order; ~0u: not issued
   uint64_t uid = 0;           // stable across runs: (process, repetition, command)
   const KernelDesc* kernel = nullptr;
-  uint32_t process = 0;
+  uint32_t process = 0;        // slot among the processes of this run
+  uint32_t process_index = 0;  // index in the workload (stable across isolated runs)
   uint32_t context = 0;
   uint32_t priority = 0;
   uint64_t seed = 0;

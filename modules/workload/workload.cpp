@@ -169,6 +169,7 @@ class WorkloadReader {
     else n.opt("arrival_us");
     p.priority = n.opt_int("priority", p.priority, 0, 255);
     p.repeat = n.opt_int("repeat", p.repeat, 1, 1000000);
+    p.dss_tokens = static_cast<int32_t>(n.opt_int("dss_tokens", p.dss_tokens, 0, 4096));
   }
 
   void read_import(const ConfigNode& imp, const std::string& base_dir,
@@ -185,6 +186,7 @@ class WorkloadReader {
     root.opt("seed");
     root.opt("policy");
     root.opt("replay");
+    root.opt("preemption");
     if (root.has("import")) root.req("import").fail("imports do not nest");
     read_kernels(root.req("kernels"));
     std::map<std::string, ProcessDesc> procs;
@@ -224,7 +226,7 @@ class WorkloadReader {
 }  // namespace
 
 const std::vector<std::string>& implemented_policies() {
-  static const std::vector<std::string> v = {"fcfs"};
+  static const std::vector<std::string> v = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss"};
   return v;
 }
 
@@ -261,6 +263,9 @@ WorkloadDesc load_workload(const std::string& file,
   for (const auto& p : implemented_policies()) implemented |= p == w.policy;
   if (!implemented)
     pol->fail("policy '" + w.policy + "' is specified by SPEC but not implemented in this version");
+  auto pre = root.opt("preemption");
+  w.preemption = pre ? pre->as_enum({"context_switch", "draining"}) : "context_switch";
+  w.preemption_source = pre ? pre->where() + ": preemption" : file + ": preemption (default)";
   w.replay_until_all_done = root.opt_enum("replay", "none", {"none", "until_all_done"}) != "none";
   const std::string dir = std::filesystem::path(file).parent_path().string();
   if (auto imp = root.opt("import")) reader.read_import(*imp, dir, overrides);

@@ -28,6 +28,7 @@ struct ProcessDesc {
   double arrival_ns = 0;
   uint32_t priority = 0;
   uint32_t repeat = 1;  // runs of the whole launch sequence
+  int32_t dss_tokens = -1;  // DSS SM budget set by the OS; -1: equal sharing
   std::vector<StreamDesc> streams;
   std::string source;
 };
@@ -38,6 +39,8 @@ struct WorkloadDesc {
   uint64_t seed = 1;
   std::string policy = "fcfs";
   std::string policy_source;  // file:line:col of the policy key, or the file
+  std::string preemption = "context_switch";  // context_switch | draining (SM-driver policies)
+  std::string preemption_source;
   // Replay every process until all have completed `repeat` runs (SPEC 2 methodology); statistics
   // over completed runs only.
   bool replay_until_all_done = false;
