@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "common/error.hpp"
 #include "platform/simulation.hpp"
 #include "test_util.hpp"
 
@@ -114,4 +115,26 @@ processes:
   // Each policy decision walks the 2-entry SMST (2 cycles): low's TBs on SM 0 start at 2 ns and
   // end at 10002 ns; one more decision gives SM 0 to the high-priority kernel at 10004 ns.
   EXPECT_DOUBLE_EQ(r["kernels"][1]["start_ns"].get<double>(), 10004.0);
+}
+
+TEST(Policies, StarvationEndsWithAClearErrorAtTheTimeLimit) {
+  // Exclusive PPQ with context switch: a high-priority process replaying short kernels back to
+  // back keeps switching the low-priority TBs out before they can finish.
+  try {
+    simulate(R"(policy: ppq_exclusive
+preemption: context_switch
+replay: until_all_done
+max_sim_time_us: 200
+kernels:
+  lo: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 10000}}
+  hi: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 100}}
+processes:
+  - {name: low, launches: [{kernel: lo}]}
+  - {name: high, priority: 1, launches: [{kernel: hi}]}
+)");
+    FAIL() << "expected a starvation error";
+  } catch (const SimError& e) {
+    EXPECT_NE(std::string(e.what()).find("not finished within max_sim_time_us = 200: unfinished: low"), std::string::npos)
+        << e.what();
+  }
 }

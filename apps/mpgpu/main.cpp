@@ -20,7 +20,7 @@ using namespace mpgpu;
 namespace {
 
 struct Args {
-  std::string platform, workload, out = "out", timeline, format = "table";
+  std::string platform, workload, out = "out", timeline, format = "table", tsp;
   std::vector<std::string> sets;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -62,6 +62,16 @@ int cmd_run(const Args& a) {
   RunOptions opt;
   opt.timeline_path = a.timeline;
   opt.jobs = a.jobs;
+  if (!a.tsp.empty()) {
+    std::ifstream f(a.tsp);
+    if (!f) throw ConfigError(a.tsp + ": cannot open file");
+    nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw ConfigError(a.tsp + ": expected a JSON object {process: T_SP ns}");
+    for (auto& [name, v] : j.items()) {
+      if (!v.is_number() || v.get<double>() <= 0) throw ConfigError(a.tsp + ": " + name + ": expected a positive number of ns");
+      opt.t_sp[name] = v.get<double>();
+    }
+  }
   nlohmann::json stats = run_workload(cfg, w, opt);
   write_atomically(std::filesystem::path(a.out) / "stats.json", stats.dump(2) + "\n");
   print_summary(stats);
@@ -112,6 +122,7 @@ int sc_main(int argc, char** argv) {
   run->add_option("--workload", a.workload, "workload YAML file")->required();
   run->add_option("--out", a.out, "output directory")->capture_default_str();
   run->add_option("--timeline", a.timeline, "write a Chrome trace-event JSON timeline (Perfetto)");
+  run->add_option("--tsp", a.tsp, "JSON {process: T_SP ns}: use these isolated times instead of simulating them");
   run->add_option("--jobs", a.jobs, "simulations run in parallel (isolated runs for T_SP)")->capture_default_str();
   report->add_option("--workload", a.workload, "workload YAML file");
   report->add_option("--format", a.format, "table or json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));

@@ -78,7 +78,7 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     KernelLaunch* k = c->launch;
     refused_[c->sm] = kNone;
     ++tbs_done_;
-    progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, total_tbs_);
+    progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, std::max(total_tbs_, tbs_done_));
     ++k->tbs_done;
     const bool complete = driver_ ? driver_->tb_finished(c->sm, k->id) : k->tbs_done == k->kernel->grid;
     if (complete) kernel_finished(k, c->end);

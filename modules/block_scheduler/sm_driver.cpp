@@ -12,6 +12,7 @@ void SmDriver::launch(const DriverKernel& k) {
     throw SimError("context " + std::to_string(k.context) + " exceeds the " + std::to_string(p_.max_contexts) +
                    " command buffers of the platform");
   hw_waiting_[k.context].push_back(k);
+  ++pending_;
 }
 
 size_t SmDriver::waiting_launches() const {
@@ -50,6 +51,7 @@ bool SmDriver::wants_sm(uint32_t k) const {
 }
 
 void SmDriver::admit() {
+  if (pending_ == 0 || active_.full()) return;  // the common case: nothing to do
   // Command processor side: a context's next launch enters its command buffer when it is free;
   // from there it takes a KSRT entry and an active-queue slot when both have room.
   for (uint32_t c = 0; c < hw_waiting_.size(); ++c) {
@@ -79,6 +81,7 @@ void SmDriver::admit() {
     kernels_[*idx] = dk;
     active_.push(*idx);
     cmd_bufs_.take(best);
+    --pending_;
     policy_->admitted(*this, *idx);
     if (!hw_waiting_[best].empty()) {
       buffered_[best] = hw_waiting_[best].front();

@@ -116,7 +116,8 @@ class SmDriver {
   std::vector<bool> saving_;      // per SM: context save in flight
   std::vector<bool> full_;        // per SM: refused a TB since its last TB left
   DriverPort* port_ = nullptr;
-  bool in_decide_ = false;  // assignments and reservations made by the policy count as decisions
+  bool in_decide_ = false;
+  size_t pending_ = 0;  // launches not yet in the KSRT  // assignments and reservations made by the policy count as decisions
   DriverStats stats_;
 };
 

@@ -66,7 +66,7 @@ void Host::process_thread(uint32_t slot) {
   wait(sc_time(pd.arrival_ns, SC_NS));
   const std::vector<uint32_t>& hwq = rec.hw_queues;
   for (uint32_t rep = 0;; ++rep) {
-    if (!w_.replay_until_all_done && rep >= pd.repeat) break;
+    if ((!w_.replay_until_all_done || !pd.replays) && rep >= pd.repeat) break;
     rec.active = true;
     const double start = to_ns(sc_core::sc_time_stamp());
     std::vector<sc_core::sc_process_handle> streams;

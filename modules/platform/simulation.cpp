@@ -162,7 +162,19 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   }
   Timeline timeline(req.timeline_path);
   Gpu gpu("gpu", cfg, w, req.processes, &timeline, req.progress);
-  sc_core::sc_start();
+  if (w.max_sim_time_ns > 0)
+    sc_core::sc_start(sc_core::sc_time(w.max_sim_time_ns, sc_core::SC_NS));
+  else
+    sc_core::sc_start();
+  if (!gpu.host().all_done() && !gpu.host().stopped_by_replay() && w.max_sim_time_ns > 0 &&
+      ns(sc_core::sc_time_stamp()) >= w.max_sim_time_ns) {
+    std::string unfinished;
+    for (const auto& p : gpu.host().processes())
+      if (p.runs.size() < w.processes[p.index].repeat) unfinished += " " + w.processes[p.index].name;
+    throw SimError(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
+                               "livelock under policy '{}'?)",
+                               w.max_sim_time_ns / 1e3, unfinished, w.policy));
+  }
   if (!gpu.host().all_done() && !gpu.host().stopped_by_replay())
     throw SimError(fmt::format(
         "no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} TBs "
@@ -259,7 +271,7 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
   mp.timeline_path = opt.timeline_path;
   mp.progress = true;
   reqs.push_back(mp);
-  for (uint32_t i = 0; i < w.processes.size(); ++i) {
+  for (uint32_t i = 0; i < w.processes.size() && opt.t_sp.empty(); ++i) {
     SimRequest iso;
     iso.processes = {i};
     iso.isolated = true;
@@ -271,8 +283,15 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
   for (uint32_t i = 0; i < w.processes.size(); ++i) {
     json& p = stats["processes"][i];
     const json& runs = p["runs"];
-    const json& iso_runs = res[i + 1]["processes"][0]["runs"];
-    const double t_sp = iso_runs[0]["end_ns"].get<double>() - iso_runs[0]["start_ns"].get<double>();
+    double t_sp;
+    if (opt.t_sp.empty()) {
+      const json& iso_runs = res[i + 1]["processes"][0]["runs"];
+      t_sp = iso_runs[0]["end_ns"].get<double>() - iso_runs[0]["start_ns"].get<double>();
+    } else {
+      auto it = opt.t_sp.find(w.processes[i].name);
+      if (it == opt.t_sp.end()) throw ConfigError("--tsp: no T_SP for process '" + w.processes[i].name + "'");
+      t_sp = it->second;
+    }
     double sum = 0;
     for (const auto& r : runs) sum += r["end_ns"].get<double>() - r["start_ns"].get<double>();
     p["runs_completed"] = runs.size();

@@ -2,6 +2,7 @@
 // Running simulations. SystemC elaborates once per OS process, so every simulation (the
 // multiprogrammed run and each process's isolated run) runs in a forked child that reports its
 // result as JSON; the parent never elaborates.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ std::vector<nlohmann::json> simulate_forked(const PlatformConfig& cfg, const Wor
 struct RunOptions {
   std::string timeline_path;
   unsigned jobs = 2;
+  // Isolated times given by the caller (process name -> T_SP in ns): no isolated simulations.
+  std::map<std::string, double> t_sp;
 };
 
 // The multiprogrammed run plus isolated runs for T_SP; returns the full stats.json content.

@@ -170,6 +170,7 @@ class WorkloadReader {
     p.priority = n.opt_int("priority", p.priority, 0, 255);
     p.repeat = n.opt_int("repeat", p.repeat, 1, 1000000);
     p.dss_tokens = static_cast<int32_t>(n.opt_int("dss_tokens", p.dss_tokens, 0, 4096));
+    p.replays = n.opt_bool("replays", p.replays);
   }
 
   void read_import(const ConfigNode& imp, const std::string& base_dir,
@@ -187,6 +188,7 @@ class WorkloadReader {
     root.opt("policy");
     root.opt("replay");
     root.opt("preemption");
+    root.opt("max_sim_time_us");
     if (root.has("import")) root.req("import").fail("imports do not nest");
     read_kernels(root.req("kernels"));
     std::map<std::string, ProcessDesc> procs;
@@ -263,6 +265,7 @@ WorkloadDesc load_workload(const std::string& file,
   for (const auto& p : implemented_policies()) implemented |= p == w.policy;
   if (!implemented)
     pol->fail("policy '" + w.policy + "' is specified by SPEC but not implemented in this version");
+  w.max_sim_time_ns = root.opt_num("max_sim_time_us", 0, 0, 1e12) * 1e3;
   auto pre = root.opt("preemption");
   w.preemption = pre ? pre->as_enum({"context_switch", "draining"}) : "context_switch";
   w.preemption_source = pre ? pre->where() + ": preemption" : file + ": preemption (default)";

@@ -29,6 +29,7 @@ struct ProcessDesc {
   uint32_t priority = 0;
   uint32_t repeat = 1;  // runs of the whole launch sequence
   int32_t dss_tokens = -1;  // DSS SM budget set by the OS; -1: equal sharing
+  bool replays = true;      // under `replay: until_all_done`; false: runs `repeat` times only
   std::vector<StreamDesc> streams;
   std::string source;
 };
@@ -44,6 +45,7 @@ struct WorkloadDesc {
   // Replay every process until all have completed `repeat` runs (SPEC 2 methodology); statistics
   // over completed runs only.
   bool replay_until_all_done = false;
+  double max_sim_time_ns = 0;  // 0: none; otherwise a run still busy then fails (starvation, livelock)
   std::deque<KernelDesc> kernels;  // deque: stable addresses
   std::vector<ProcessDesc> processes;
   std::vector<std::shared_ptr<ConfigDoc>> docs;  // the YAML read, kept for the resolved config
