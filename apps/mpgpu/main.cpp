@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "platform/extension_report.hpp"
 #include "platform/platform_config.hpp"
 #include "platform/simulation.hpp"
 #include "report.hpp"
@@ -82,20 +83,21 @@ int cmd_run(const Args& a) {
 
 int cmd_report(const Args& a) {
   PlatformConfig cfg = load_platform(a.platform, overrides(a));
-  nlohmann::json out = nlohmann::json::object();
+  nlohmann::json out = extension_report(cfg);
   if (!a.workload.empty()) {
     // No resolve: a kernel that never fits is reported with 0 TBs per SM, not rejected.
-    out = kernel_report(cfg, load_workload(a.workload, overrides(a)));
-  } else {
-    out = {{"platform", cfg.name}, {"kernels", nlohmann::json::array()}};
+    nlohmann::json k = kernel_report(cfg, load_workload(a.workload, overrides(a)));
+    for (auto& [key, v] : k.items()) out[key] = v;
   }
   if (a.format == "json") {
     std::cout << out.dump(2) << "\n";
-  } else if (!a.workload.empty()) {
-    print_kernel_table(out);
-  } else {
-    fmt::print("platform {}: give --workload for per-kernel occupancy rows\n", cfg.name);
+    return 0;
   }
+  if (!a.workload.empty()) {
+    print_kernel_table(out);
+    fmt::print("\n");
+  }
+  print_extension_table(out);
   return 0;
 }
 

@@ -195,6 +195,12 @@ PlatformConfig load_platform(const std::string& file,
   c.fill_unit.page_bytes = fu.opt_int("page_bytes", 4096, 512, 1 << 30);
   fu.finish();
 
+  if (auto ex = root.opt("extensions")) {
+    c.extensions.operand_log_bytes = ex->opt_int("operand_log_bytes", 8192, 256, 1 << 24);
+    c.extensions.replay_queue_entries = ex->opt_int("replay_queue_entries", 0, 0, 1 << 16);
+    c.extensions.dual_kernel_positions = ex->opt_int("dual_kernel_positions", 0, 0, 1024);
+    ex->finish();
+  }
   auto mech = root.req("mechanisms");
   auto strings = [&](const std::string& key, const std::vector<std::string>& allowed) {
     std::vector<std::string> out;

@@ -22,6 +22,13 @@ struct ClocksMhz {
   double core = 1000, icnt = 1000, l2 = 1000, dram = 1000;
 };
 
+// Sizes of the per-SM extensions that are design choices rather than derived (SPEC 3, 4).
+struct ExtensionSizes {
+  uint32_t operand_log_bytes = 8192;   // SPEC 3: 8 KB is the smallest explored
+  uint32_t replay_queue_entries = 0;   // 0: two per warp
+  uint32_t dual_kernel_positions = 0;  // 0: T_max
+};
+
 struct Mechanisms {
   std::vector<std::string> policies, preemption, warp_schedulers;
 };
@@ -41,6 +48,7 @@ struct PlatformConfig {
   AddressMapParams address_map;
   FillUnitParams fill_unit;
   Mechanisms mechanisms;
+  ExtensionSizes extensions;
   std::shared_ptr<ConfigDoc> doc;
 
   double dram_peak_gbps() const { return dram.peak_gbps(clocks.dram); }

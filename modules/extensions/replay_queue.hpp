@@ -1,0 +1,80 @@
+#pragma once
+// Replay queue (SPEC 3): global memory instructions enter at issue and leave at commit; on a fault
+// the warp's fetched-but-not-issued instructions join them. Part of the context; replayed first,
+// in program order, on restore. Holds no data: an entry names the warp and the instruction.
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "extensions/field.hpp"
+
+namespace mpgpu {
+
+struct ReplayQueueParams {
+  uint32_t entries = 128;   // per SM
+  uint32_t max_warps = 64;  // per SM
+  uint32_t pc_bits = 32;
+};
+
+struct ReplayEntry {
+  uint32_t warp = 0;
+  uint64_t pc = 0;
+  uint64_t seq = 0;  // model-side program order within the warp (the PC order in hardware)
+};
+
+class ReplayQueue {
+ public:
+  explicit ReplayQueue(const ReplayQueueParams& p) : p_(p), layout_(layout(p)) {}
+  static FieldLayout layout(const ReplayQueueParams& p) {
+    return {{"warp", bits_for(p.max_warps)}, {"pc", p.pc_bits}, {"valid", 1}};
+  }
+  bool full() const { return q_.size() >= p_.entries; }
+  size_t size() const { return q_.size(); }
+  bool issue(const ReplayEntry& e);                 // false when full: issue stalls
+  bool commit(uint32_t warp, uint64_t seq);         // leaves the queue; false if not present
+  // The instructions of one warp to replay, in program order (restore or fault replay).
+  std::vector<ReplayEntry> replay_order(uint32_t warp) const;
+
+ private:
+  ReplayQueueParams p_;
+  FieldLayout layout_;
+  std::deque<ReplayEntry> q_;
+};
+
+// Operand log (SPEC 3): source operands of in-flight global memory instructions, so sources can
+// be released at operand read. A load takes one entry (its addresses), a store two (data and
+// addresses); an entry holds one 8 B value per thread of a warp. The log is split evenly among
+// the resident TBs and is part of the context.
+struct OperandLogParams {
+  uint32_t bytes = 8192;     // per SM
+  uint32_t warp_size = 32;
+  uint32_t value_bytes = 8;  // one address or data value per thread
+  uint32_t max_warps = 64;
+  uint32_t entry_bytes() const { return warp_size * value_bytes; }
+  uint32_t entries() const { return bytes / entry_bytes(); }
+};
+
+class OperandLog {
+ public:
+  explicit OperandLog(const OperandLogParams& p) : p_(p) {}
+  static FieldLayout layout(const OperandLogParams& p) {
+    return {{"values", p.warp_size * p.value_bytes * 8}, {"warp", bits_for(p.max_warps)}, {"valid", 1}};
+  }
+  // Repartition among `resident_tbs` TBs (on TB arrival or departure, when the log is empty for
+  // the TBs concerned): each gets entries / resident_tbs.
+  void partition(uint32_t resident_tbs);
+  uint32_t share() const { return share_; }
+  // Entries for one instruction of TB `tb_slot`: 1 for a load, 2 for a store. False: the
+  // instruction waits (its TB's share is used up).
+  bool allocate(uint32_t tb_slot, bool store);
+  void release(uint32_t tb_slot, bool store);  // after its last TB check
+  uint32_t used(uint32_t tb_slot) const { return tb_slot < used_.size() ? used_[tb_slot] : 0; }
+
+ private:
+  OperandLogParams p_;
+  uint32_t share_ = 0;
+  std::vector<uint32_t> used_;
+};
+
+}  // namespace mpgpu

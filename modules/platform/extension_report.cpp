@@ -1,0 +1,107 @@
+#include "platform/extension_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "extensions/active_queue.hpp"
+#include "extensions/ksrt.hpp"
+#include "extensions/ptbq.hpp"
+#include "extensions/replay_queue.hpp"
+#include "extensions/smst.hpp"
+#include "extensions/victim_sets.hpp"
+
+namespace mpgpu {
+
+using nlohmann::json;
+
+namespace {
+
+json row(const std::string& name, const std::string& spec, bool per_sm, uint64_t entries, const FieldLayout& l,
+         uint32_t n_sm, uint32_t latency, const std::string& note) {
+  json fields = json::array();
+  for (const auto& f : l) fields.push_back({{"name", f.name}, {"bits", f.bits}});
+  const uint64_t bits = uint64_t{total_bits(l)} * entries;
+  const double bytes = std::ceil(bits / 8.0);
+  return {{"name", name},
+          {"spec", spec},
+          {"scope", per_sm ? "sm" : "gpu"},
+          {"entries", entries},
+          {"bits_per_entry", total_bits(l)},
+          {"fields", fields},
+          {"bytes_per_sm", per_sm ? bytes : bytes / n_sm},
+          {"bytes_total", per_sm ? bytes * n_sm : bytes},
+          {"latency_cycles", latency},
+          {"note", note}};
+}
+
+}  // namespace
+
+json extension_report(const PlatformConfig& c) {
+  ExtensionParams e;
+  e.num_sms = c.sm.count;
+  e.max_tbs_per_sm = c.sm.max_tbs;
+  e.max_contexts = c.block_scheduler.max_contexts;
+  e.registers_per_sm = c.sm.registers;
+  e.shared_mem_per_sm = c.sm.largest_shared_mem();
+  e.max_threads_per_tb = std::min<uint32_t>(1024, c.sm.max_threads);
+  const uint32_t n = c.sm.count, warps = c.sm.max_threads / c.sm.warp_size;
+  const uint32_t search = n * c.block_scheduler.search_cycles_per_entry;
+  json rows = json::array();
+  rows.push_back(row("command_buffers", "SPEC 2", false, e.max_contexts, CommandBuffers::layout(e), n, 1,
+                     "one kernel-launch command per context"));
+  rows.push_back(row("active_queue", "SPEC 2", false, n, ActiveQueue::layout(e), n, 1, "KSRT indices, N_SM entries"));
+  rows.push_back(row("ksrt", "SPEC 2", false, n, Ksrt::layout(e), n, 1,
+                     fmt::format("policy search walks it serially: {} cycles", search)));
+  rows.push_back(row("smst", "SPEC 2", false, n, Smst::layout(e), n, 1,
+                     fmt::format("policy search walks it serially: {} cycles", search)));
+  rows.push_back(row("ptbq", "SPEC 2", false, uint64_t{n} * n * c.sm.max_tbs, Ptbq::layout(e), n, 1,
+                     fmt::format("{} queues (one per KSRT entry) of N_SM x T_max = {} entries", n, n * c.sm.max_tbs)));
+  ReplayQueueParams rq;
+  rq.entries = c.extensions.replay_queue_entries ? c.extensions.replay_queue_entries : 2 * warps;
+  rq.max_warps = warps;
+  rows.push_back(row("replay_queue", "SPEC 3", true, rq.entries, ReplayQueue::layout(rq), n, 1,
+                     "in-flight global memory instructions; holds no data"));
+  OperandLogParams ol;
+  ol.bytes = c.extensions.operand_log_bytes;
+  ol.warp_size = c.sm.warp_size;
+  ol.max_warps = warps;
+  rows.push_back(row("operand_log", "SPEC 3", true, ol.entries(), OperandLog::layout(ol), n, 1,
+                     fmt::format("{} B of operands, split evenly among resident TBs; load 1 entry, store 2", ol.bytes)));
+  DualKernelParams dk;
+  dk.positions = c.extensions.dual_kernel_positions ? c.extensions.dual_kernel_positions : c.sm.max_tbs;
+  dk.tb_slots = c.sm.max_tbs;
+  dk.offset_bits = bits_for(std::max(c.sm.registers, c.sm.largest_shared_mem()));
+  rows.push_back(row("candidate_victim_sets", "SPEC 4", true, dk.positions, CandidateVictimSets::layout(dk), n, 1,
+                     "K x P bitset; a preempted TB's bit is cleared in every candidate in one cycle"));
+  rows.push_back(row("allocation_positions", "SPEC 4", true, dk.positions, allocation_positions_layout(dk), n, 1,
+                     "register-file and shared-memory offset of each predetermined position"));
+  rows.push_back(row("running_tb_status", "SPEC 4", true, c.sm.max_tbs, running_tb_status_layout(dk), n, 1,
+                     "per resident TB: executed instructions, issue cycle, flush (idempotent so far)"));
+  rows.push_back(row("preempting_allocation_status", "SPEC 4", true, dk.positions, preempting_status_layout(dk), n, 1,
+                     "per position: allocated bit and the TB placed there"));
+  rows.push_back(row("preempting_kernel", "SPEC 4", true, 1, preempting_kernel_layout(dk), n, 1,
+                     "process id and kernel id of the preempting kernel"));
+  return {{"platform", c.name},
+          {"parameters",
+           {{"num_sms", n}, {"max_tbs_per_sm", c.sm.max_tbs}, {"max_contexts", e.max_contexts}, {"warps_per_sm", warps},
+            {"registers_per_sm", c.sm.registers}, {"shared_mem_per_sm", c.sm.largest_shared_mem()},
+            {"operand_log_bytes", ol.bytes}, {"replay_queue_entries", rq.entries}, {"dual_kernel_positions", dk.positions}}},
+          {"extensions", rows}};
+}
+
+void print_extension_table(const json& r) {
+  fmt::print("hardware extensions on platform {}\n", r["platform"].get<std::string>());
+  fmt::print("{:<30} {:<6} {:<4} {:>8} {:>9} {:>12} {:>12} {:>4}  fields (bits)\n", "extension", "spec", "per", "entries",
+             "bits/ent", "B per SM", "B total", "lat");
+  for (const auto& x : r["extensions"]) {
+    std::string fields;
+    for (const auto& f : x["fields"]) fields += fmt::format("{}{}:{}", fields.empty() ? "" : " ", f["name"].get<std::string>(), f["bits"].get<int>());
+    fmt::print("{:<30} {:<6} {:<4} {:>8} {:>9} {:>12.1f} {:>12.0f} {:>4}  {}\n", x["name"].get<std::string>(),
+               x["spec"].get<std::string>(), x["scope"].get<std::string>(), x["entries"].get<uint64_t>(),
+               x["bits_per_entry"].get<int>(), x["bytes_per_sm"].get<double>(), x["bytes_total"].get<double>(),
+               x["latency_cycles"].get<int>(), fields);
+  }
+}
+
+}  // namespace mpgpu
