@@ -22,7 +22,18 @@ void CandidateVictimSets::build(const std::vector<AllocationPosition>& positions
 }
 
 void CandidateVictimSets::clear_tb(uint32_t slot) {
+  if (slot >= p_.tb_slots) throw SimError("candidate victim sets: TB slot beyond P");
   for (auto& s : sets_) s.reset(slot);
+}
+
+void CandidateVictimSets::set(uint32_t k, uint32_t slot) {
+  if (k >= p_.positions || slot >= p_.tb_slots) throw SimError("candidate victim sets: position or slot out of range");
+  sets_[k].set(slot);
+}
+
+void CandidateVictimSets::clear_row(uint32_t k) {
+  if (k >= p_.positions) throw SimError("candidate victim sets: position out of range");
+  sets_[k].reset();
 }
 
 int CandidateVictimSets::free_position() const {

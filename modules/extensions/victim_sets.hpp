@@ -39,6 +39,9 @@ class CandidateVictimSets {
   void build(const std::vector<AllocationPosition>& positions, const std::vector<Resident>& resident);
   // A preempted TB leaves every candidate set (the clear-on-preempt update).
   void clear_tb(uint32_t slot);
+  void set(uint32_t k, uint32_t slot);  // one overlap found while building position k's set
+  void clear_row(uint32_t k);
+  uint32_t positions() const { return p_.positions; }
   const boost::dynamic_bitset<>& candidate(uint32_t k) const { return sets_.at(k); }
   // Position whose remaining victims are all gone (free to allocate), or -1.
   int free_position() const;
