@@ -21,7 +21,7 @@ using namespace mpgpu;
 namespace {
 
 struct Args {
-  std::string platform, workload, out = "out", timeline, format = "table", tsp;
+  std::string platform, workload, out = "out", timeline, format = "table", tsp, vcd;
   std::vector<std::string> sets;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -62,6 +62,7 @@ int cmd_run(const Args& a) {
   std::filesystem::create_directories(a.out);
   RunOptions opt;
   opt.timeline_path = a.timeline;
+  opt.vcd_path = a.vcd;
   opt.jobs = a.jobs;
   if (!a.tsp.empty()) {
     std::ifstream f(a.tsp);
@@ -78,6 +79,11 @@ int cmd_run(const Args& a) {
   print_summary(stats);
   fmt::print("stats: {}\n", (std::filesystem::path(a.out) / "stats.json").string());
   if (!a.timeline.empty()) fmt::print("timeline: {} (open in https://ui.perfetto.dev)\n", a.timeline);
+  if (stats["host"].contains("cosim"))
+    fmt::print("co-simulation: SMST {} matched the core on {} operations\n",
+               stats["host"]["cosim"]["smst"]["impl"].get<std::string>(),
+               stats["host"]["cosim"]["smst"]["operations_checked"].get<uint64_t>());
+  if (!a.vcd.empty()) fmt::print("vcd: {} (open in GTKWave)\n", a.vcd);
   return 0;
 }
 
@@ -124,6 +130,7 @@ int sc_main(int argc, char** argv) {
   run->add_option("--workload", a.workload, "workload YAML file")->required();
   run->add_option("--out", a.out, "output directory")->capture_default_str();
   run->add_option("--timeline", a.timeline, "write a Chrome trace-event JSON timeline (Perfetto)");
+  run->add_option("--vcd", a.vcd, "trace the extension pin views in use (extensions.smst.impl) to a VCD file");
   run->add_option("--tsp", a.tsp, "JSON {process: T_SP ns}: use these isolated times instead of simulating them");
   run->add_option("--jobs", a.jobs, "simulations run in parallel (isolated runs for T_SP)")->capture_default_str();
   report->add_option("--workload", a.workload, "workload YAML file");

@@ -58,6 +58,7 @@ class BlockScheduler : public sc_core::sc_module, private DriverPort {
   size_t kernels_waiting() const;
   const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
   const SmDriver* driver() const { return driver_.get(); }
+  SmDriver* driver() { return driver_.get(); }
 
  private:
   void launch_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

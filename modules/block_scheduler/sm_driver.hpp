@@ -79,6 +79,7 @@ class SmDriver {
   // For policies.
   const Ksrt& ksrt() const { return ksrt_; }
   const Smst& smst() const { return smst_; }
+  Smst& smst_for_observer() { return smst_; }
   const ActiveQueue& active() const { return active_; }
   const DriverKernel& kernel(uint32_t k) const { return kernels_.at(k); }
   uint32_t num_sms() const { return smst_.entries(); }

@@ -15,6 +15,7 @@ void Smst::set_running(uint32_t sm, uint32_t k) {
   SmstEntry& e = table_.at(sm);
   e.running = static_cast<uint32_t>(checked(k, field_bits(layout_, "running"), "SMST", "running"));
   e.state = SmState::running;
+  notify(1, sm, k);
 }
 
 void Smst::reserve(uint32_t sm, uint32_t next) {
@@ -22,23 +23,27 @@ void Smst::reserve(uint32_t sm, uint32_t next) {
   if (e.state == SmState::idle) throw SimError("SMST: reserving an idle SM " + std::to_string(sm));
   e.next = static_cast<uint32_t>(checked(next, field_bits(layout_, "next"), "SMST", "next"));
   e.state = SmState::reserved;
+  notify(2, sm, next);
 }
 
 void Smst::set_idle(uint32_t sm) {
   SmstEntry& e = table_.at(sm);
   if (e.running_tbs) throw SimError("SMST: SM " + std::to_string(sm) + " set idle with running TBs");
   e.state = SmState::idle;
+  notify(3, sm, 0);
 }
 
 void Smst::tb_started(uint32_t sm) {
   SmstEntry& e = table_.at(sm);
   e.running_tbs = static_cast<uint32_t>(checked(e.running_tbs + 1, field_bits(layout_, "running_tbs"), "SMST", "running_tbs"));
+  notify(4, sm, 0);
 }
 
 void Smst::tb_left(uint32_t sm) {
   SmstEntry& e = table_.at(sm);
   if (e.running_tbs == 0) throw SimError("SMST: TB left SM " + std::to_string(sm) + " with none running");
   --e.running_tbs;
+  notify(5, sm, 0);
 }
 
 int Smst::find_idle() const {

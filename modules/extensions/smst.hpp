@@ -1,6 +1,7 @@
 #pragma once
 // SM Status Table (SPEC 2): one entry per SM: KSRT index of the running kernel, state
 // (idle / running / reserved), number of running TBs, KSRT index of the next kernel when reserved.
+#include <functional>
 #include <vector>
 
 #include "extensions/extension_params.hpp"
@@ -32,7 +33,16 @@ class Smst {
   // The first idle SM in index order (the serial search of SPEC 2), or -1.
   int find_idle() const;
 
+  // Called after every successful update with (op code of SmstPins, sm, argument): lets a pin
+  // view or Verilog twin shadow the core in a full run.
+  using Observer = std::function<void(unsigned op, uint32_t sm, uint32_t arg)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
+
  private:
+  void notify(unsigned op, uint32_t sm, uint32_t arg) const {
+    if (observer_) observer_(op, sm, arg);
+  }
+  Observer observer_;
   ExtensionParams p_;
   FieldLayout layout_;
   std::vector<SmstEntry> table_;

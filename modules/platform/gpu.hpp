@@ -16,6 +16,7 @@
 #include "noc/crossbar.hpp"
 #include "platform/platform_config.hpp"
 #include "platform/registry.hpp"
+#include "platform/smst_shadow.hpp"
 #include "sm/sm.hpp"
 #include "workload/workload.hpp"
 
@@ -44,6 +45,7 @@ class Gpu : public sc_core::sc_module {
   const std::vector<MemoryController*>& memory_controllers() const { return mcs_; }
   FillUnit& fill_unit() { return *fill_; }
   const PlatformConfig& config() const { return cfg_; }
+  SmstShadow* smst_shadow() { return smst_shadow_.get(); }
 
  private:
   template <typename T>
@@ -60,6 +62,7 @@ class Gpu : public sc_core::sc_module {
   std::vector<L2Slice*> l2_;
   std::vector<MemoryController*> mcs_;
   FillUnit* fill_;
+  std::unique_ptr<SmstShadow> smst_shadow_;
 };
 
 }  // namespace mpgpu

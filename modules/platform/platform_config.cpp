@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "platform/registry.hpp"
+#include "platform/smst_shadow.hpp"
 
 namespace mpgpu {
 
@@ -199,6 +200,18 @@ PlatformConfig load_platform(const std::string& file,
     c.extensions.operand_log_bytes = ex->opt_int("operand_log_bytes", 8192, 256, 1 << 24);
     c.extensions.replay_queue_entries = ex->opt_int("replay_queue_entries", 0, 0, 1 << 16);
     c.extensions.dual_kernel_positions = ex->opt_int("dual_kernel_positions", 0, 0, 1024);
+    if (auto sm = ex->opt("smst")) {
+      auto impl = sm->req("impl");
+      c.extensions.smst_impl = impl.as_enum({"core", "pins", "verilog"});
+      sm->finish();
+      ExtensionParams e;
+      e.num_sms = c.sm.count;
+      e.max_tbs_per_sm = c.sm.max_tbs;
+      if (c.extensions.smst_impl == "verilog" && !SmstShadow::twin_fits(e))
+        impl.fail("the verilated SMST twin is built for 16 SMs and 16..31 TBs per SM (rtl/smst.v parameters in "
+                  "CMakeLists.txt); this platform has " + std::to_string(c.sm.count) + " SMs and " +
+                  std::to_string(c.sm.max_tbs) + " TBs per SM");
+    }
     ex->finish();
   }
   auto mech = root.req("mechanisms");

@@ -27,6 +27,7 @@ struct ExtensionSizes {
   uint32_t operand_log_bytes = 8192;   // SPEC 3: 8 KB is the smallest explored
   uint32_t replay_queue_entries = 0;   // 0: two per warp
   uint32_t dual_kernel_positions = 0;  // 0: T_max
+  std::string smst_impl = "core";      // core | pins | verilog: what shadows the SM driver's SMST
 };
 
 struct Mechanisms {

@@ -162,6 +162,17 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   }
   Timeline timeline(req.timeline_path);
   Gpu gpu("gpu", cfg, w, req.processes, &timeline, req.progress);
+  sc_core::sc_trace_file* vcd = nullptr;
+  if (!req.vcd_path.empty()) {
+    if (!gpu.smst_shadow())
+      throw ConfigError("--vcd " + req.vcd_path + ": no pin view in use (set extensions.smst.impl: pins or verilog "
+                        "in the platform, with a policy of the scheduling framework)");
+    std::string base = req.vcd_path;
+    if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
+    vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
+    vcd->delta_cycles(true);  // the shadowed pins are clocked in delta cycles
+    gpu.smst_shadow()->trace(vcd);
+  }
   if (w.max_sim_time_ns > 0)
     sc_core::sc_start(sc_core::sc_time(w.max_sim_time_ns, sc_core::SC_NS));
   else
@@ -182,6 +193,12 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
         ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
         gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()));
   json r = collect(gpu, cfg, w);
+  if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
+  if (SmstShadow* s = gpu.smst_shadow()) {
+    if (!s->first_mismatch().empty()) throw SimError(s->first_mismatch());
+    r["cosim"] = {{"smst", {{"impl", s->impl() == SmstShadow::Impl::verilog ? "verilog" : "pins"},
+                            {"operations_checked", s->checked()}}}};
+  }
   timeline.commit();
   return r;
 }
@@ -269,6 +286,7 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
   SimRequest mp;
   for (uint32_t i = 0; i < w.processes.size(); ++i) mp.processes.push_back(i);
   mp.timeline_path = opt.timeline_path;
+  mp.vcd_path = opt.vcd_path;
   mp.progress = true;
   reqs.push_back(mp);
   for (uint32_t i = 0; i < w.processes.size() && opt.t_sp.empty(); ++i) {
@@ -310,6 +328,11 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
   stats["metrics"] = {{"antt", m.antt}, {"stp", m.stp}, {"fairness", m.fairness}, {"programs", times.size()}};
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats["host"] = {{"seconds", secs}, {"simulations", reqs.size()}, {"jobs", opt.jobs}};
+  // Co-simulation checks describe the host run, not the modelled GPU: kept out of the results.
+  if (stats.contains("cosim")) {
+    stats["host"]["cosim"] = stats["cosim"];
+    stats.erase("cosim");
+  }
   stats["units"] = {{"times", "ns"}, {"T_MP", "mean over completed runs, ns"}, {"T_SP", "isolated run, ns"}};
   json wdocs = json::array();
   for (const auto& d : w.docs) wdocs.push_back({{"file", d->file}, {"content", yaml_to_json(d->root)}});

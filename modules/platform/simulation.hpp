@@ -21,6 +21,7 @@ struct SimRequest {
   std::vector<uint32_t> processes;  // which of the workload's processes take part
   bool isolated = false;            // one run of the single process, no replay
   std::string timeline_path;        // empty: none
+  std::string vcd_path;             // empty: none; traces the pin views in use
   bool progress = false;
 };
 
@@ -34,6 +35,7 @@ std::vector<nlohmann::json> simulate_forked(const PlatformConfig& cfg, const Wor
 
 struct RunOptions {
   std::string timeline_path;
+  std::string vcd_path;
   unsigned jobs = 2;
   // Isolated times given by the caller (process name -> T_SP in ns): no isolated simulations.
   std::map<std::string, double> t_sp;
