@@ -76,3 +76,40 @@ TEST(ExtensionReport, SpecTwoTablesOnK20cMatchThePublishedBudget) {
   EXPECT_LT(framework, 512.0);                  // published: under 0.5 KB
   EXPECT_DOUBLE_EQ(ptbq, 13.0 * 13 * 16 * 8);  // 13 queues x 208 entries x 64 bits: about 21 KB
 }
+
+#include "extensions/dual_kernel_tables.hpp"
+
+TEST(DualKernelTables, PositionsFeedVictimSetsAndStatusTracksTheTbs) {
+  DualKernelParams p;
+  p.positions = 8;
+  p.tb_slots = 8;
+  // 32768 registers, 48 KB shared memory; the preempting TB: 4096 registers, 2048 B (SPEC 4's
+  // synthetic high-priority kernel): 8 positions fit (registers allow 8, shared memory 24).
+  const auto pos = allocation_positions(p, 32768, 49152, 4096, 2048);
+  ASSERT_EQ(pos.size(), 8u);
+  EXPECT_EQ(pos[3].reg_offset, 3u * 4096);
+  EXPECT_EQ(pos[3].shm_offset, 3u * 2048);
+  EXPECT_EQ(allocation_positions(p, 32768, 49152, 9216, 3072).size(), 3u);  // hotspot-sized: 3
+  p.offset_bits = 12;
+  EXPECT_THROW(allocation_positions(p, 32768, 49152, 4096, 2048), SimError);  // 28672 needs 15 bits
+  p.offset_bits = 16;
+
+  RunningTbStatus st(p);
+  st.start(2, 1000, true);
+  st.executed(2, 500);
+  EXPECT_TRUE(st.at(2).flush);
+  st.lost_idempotence(2);  // an atomic: flushing is no longer legal
+  EXPECT_FALSE(st.at(2).flush);
+  EXPECT_EQ(st.at(2).executed_instructions, 500u);
+  EXPECT_THROW(st.start(2, uint64_t{1} << 33, true), SimError);
+
+  PreemptingAllocationStatus as(p);
+  as.set_kernel(12345, 7);
+  as.allocate(4, 6);
+  EXPECT_TRUE(as.allocated(4));
+  EXPECT_EQ(as.tb_slot(4), 6u);
+  EXPECT_THROW(as.allocate(4, 1), SimError);
+  as.release(4);
+  EXPECT_FALSE(as.allocated(4));
+  EXPECT_THROW(as.set_kernel(1 << 15, 0), SimError);  // pid is 15 bits
+}

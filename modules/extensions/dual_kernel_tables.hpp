@@ -1,0 +1,54 @@
+#pragma once
+// The other per-SM tables of the dual-kernel approach (SPEC 4): running-TB status (what the
+// victim selection costs each technique with), the preempting kernel's allocation status, and the
+// predetermined allocation positions.
+#include <optional>
+#include <vector>
+
+#include "extensions/victim_sets.hpp"
+
+namespace mpgpu {
+
+struct RunningTbStatusEntry {
+  uint64_t executed_instructions = 0;
+  uint64_t issue_cycle = 0;
+  bool flush = false;  // still idempotent: may be flushed (no atomic, no global overwrite yet)
+};
+
+class RunningTbStatus {
+ public:
+  explicit RunningTbStatus(const DualKernelParams& p) : p_(p), table_(p.tb_slots) {}
+  void start(uint32_t slot, uint64_t cycle, bool idempotent_kernel);
+  void executed(uint32_t slot, uint64_t instructions);
+  void lost_idempotence(uint32_t slot);  // an atomic or a global overwrite executed
+  const RunningTbStatusEntry& at(uint32_t slot) const { return table_.at(slot); }
+
+ private:
+  DualKernelParams p_;
+  std::vector<RunningTbStatusEntry> table_;
+};
+
+class PreemptingAllocationStatus {
+ public:
+  explicit PreemptingAllocationStatus(const DualKernelParams& p) : p_(p), slot_(p.positions), allocated_(p.positions) {}
+  void set_kernel(uint32_t pid, uint32_t kernel_id);
+  void allocate(uint32_t position, uint32_t tb_slot);
+  void release(uint32_t position);
+  bool allocated(uint32_t position) const { return allocated_.at(position); }
+  uint32_t tb_slot(uint32_t position) const { return slot_.at(position); }
+  uint32_t pid() const { return pid_; }
+  uint32_t kernel_id() const { return kernel_; }
+
+ private:
+  DualKernelParams p_;
+  std::vector<uint32_t> slot_;
+  std::vector<bool> allocated_;
+  uint32_t pid_ = 0, kernel_ = 0;
+};
+
+// Positions of the preempting kernel's TBs: consecutive, aligned slices of the register file and
+// shared memory, as many as fit both (at most K); offsets must fit their field.
+std::vector<AllocationPosition> allocation_positions(const DualKernelParams& p, uint32_t registers,
+                                                     uint32_t shared_mem, uint32_t tb_registers, uint32_t tb_shared_mem);
+
+}  // namespace mpgpu
