@@ -30,6 +30,7 @@ class CommandBuffers {
   bool occupied(uint32_t context) const { return slots_.at(context) != kEmpty; }
   void put(uint32_t context, uint32_t launch_id);
   uint32_t take(uint32_t context);
+  uint32_t peek(uint32_t context) const { return slots_.at(context); }
   uint32_t contexts() const { return static_cast<uint32_t>(slots_.size()); }
 
  private:
