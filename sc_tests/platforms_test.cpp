@@ -46,6 +46,15 @@ TEST_P(PlatformRun, DefaultWorkloadEndToEnd) {
   std::ifstream t(tl);
   json timeline = json::parse(t);
   EXPECT_GT(timeline["traceEvents"].size(), s["tbs_done"].get<size_t>());
+  // Every extension of SPEC is sized for this platform.
+  auto rep = run_mpgpu("report --platform " + platform + " --format json");
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  json ext = json::parse(rep.output)["extensions"];
+  EXPECT_EQ(ext.size(), 12u);
+  for (const auto& x : ext) {
+    EXPECT_GT(x["bytes_total"].get<double>(), 0.0) << x["name"];
+    EXPECT_GT(x["bits_per_entry"].get<int>(), 0) << x["name"];
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPlatforms, PlatformRun,
