@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -161,12 +162,20 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     }
   }
   Timeline timeline(req.timeline_path);
-  Gpu gpu("gpu", cfg, w, req.processes, &timeline, req.progress);
+  auto gpu_owner = std::make_unique<Gpu>("gpu", cfg, w, req.processes, &timeline, req.progress);
+  Gpu& gpu = *gpu_owner;
+  // Errors after elaboration tear the model down first and then throw, so no SystemC process is
+  // destroyed during exception unwinding.
+  auto fail = [&](const std::string& msg, bool config) {
+    gpu_owner.reset();
+    if (config) throw ConfigError(msg);
+    throw SimError(msg);
+  };
   sc_core::sc_trace_file* vcd = nullptr;
   if (!req.vcd_path.empty()) {
     if (!gpu.smst_shadow())
-      throw ConfigError("--vcd " + req.vcd_path + ": no pin view in use (set extensions.smst.impl: pins or verilog "
-                        "in the platform, with a policy of the scheduling framework)");
+      fail("--vcd " + req.vcd_path + ": no pin view in use (set extensions.smst.impl: pins or verilog "
+           "in the platform, with a policy of the scheduling framework)", true);
     std::string base = req.vcd_path;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
     vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
@@ -182,20 +191,21 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     std::string unfinished;
     for (const auto& p : gpu.host().processes())
       if (p.runs.size() < w.processes[p.index].repeat) unfinished += " " + w.processes[p.index].name;
-    throw SimError(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
-                               "livelock under policy '{}'?)",
-                               w.max_sim_time_ns / 1e3, unfinished, w.policy));
+    fail(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
+                     "livelock under policy '{}'?)",
+                     w.max_sim_time_ns / 1e3, unfinished, w.policy),
+         false);
   }
   if (!gpu.host().all_done() && !gpu.host().stopped_by_replay())
-    throw SimError(fmt::format(
-        "no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} TBs "
-        "done (deadlock in the model)",
-        ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
-        gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()));
+    fail(fmt::format("no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} "
+                     "TBs done (deadlock in the model)",
+                     ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
+                     gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()),
+         false);
   json r = collect(gpu, cfg, w);
   if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
   if (SmstShadow* s = gpu.smst_shadow()) {
-    if (!s->first_mismatch().empty()) throw SimError(s->first_mismatch());
+    if (!s->first_mismatch().empty()) fail(s->first_mismatch(), false);
     r["cosim"] = {{"smst", {{"impl", s->impl() == SmstShadow::Impl::verilog ? "verilog" : "pins"},
                             {"operations_checked", s->checked()}}}};
   }
