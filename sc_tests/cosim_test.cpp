@@ -335,3 +335,38 @@ TEST(CoSim, KsrtPinViewMatchesVerilogTwinEveryCycle) {
   EXPECT_GT(bench.errors, 1000u);
   EXPECT_GT(bench.allocated, 1000u);
 }
+
+// One definition of the fields: the parameters each twin is verilated with (CMake) equal the
+// widths the C++ cores derive for the co-simulated platform (16 SMs, 16 TBs per SM, 8 contexts).
+TEST(RtlParameters, MatchTheCoresFieldLayouts) {
+  ExtensionParams p;
+  p.num_sms = 16;
+  p.max_tbs_per_sm = 16;
+  p.max_contexts = 8;
+  const FieldLayout smst = Smst::layout(p), ksrt = Ksrt::layout(p), ptbq = Ptbq::layout(p);
+  EXPECT_EQ(RTL_SMST_N, p.num_sms);
+  EXPECT_EQ(RTL_SMST_KB, field_bits(smst, "running"));
+  EXPECT_EQ(RTL_SMST_KB, field_bits(smst, "next"));
+  EXPECT_EQ(RTL_SMST_TBB, field_bits(smst, "running_tbs"));
+  EXPECT_EQ(RTL_KSRT_N, p.num_sms);
+  EXPECT_EQ(RTL_KSRT_GB, field_bits(ksrt, "grid_tbs"));
+  EXPECT_EQ(RTL_KSRT_GB, field_bits(ksrt, "next_tb"));
+  EXPECT_EQ(RTL_KSRT_THB, field_bits(ksrt, "threads_per_tb"));
+  EXPECT_EQ(RTL_KSRT_RB, field_bits(ksrt, "registers_per_tb"));
+  EXPECT_EQ(RTL_KSRT_SB, field_bits(ksrt, "shared_mem_per_tb"));
+  EXPECT_EQ(RTL_KSRT_PB, field_bits(ksrt, "param_pointer"));
+  EXPECT_EQ(RTL_KSRT_CB, field_bits(ksrt, "context"));
+  EXPECT_EQ(RTL_KSRT_PRB, field_bits(ksrt, "priority"));
+  EXPECT_EQ(RTL_KSRT_TKB, field_bits(ksrt, "tokens"));
+  Ptbq q(p);
+  EXPECT_EQ(RTL_PTBQ_Q, q.queues());
+  EXPECT_EQ(RTL_PTBQ_C, q.capacity());
+  EXPECT_EQ(uint32_t{1} << RTL_PTBQ_CB, q.capacity());
+  EXPECT_EQ(RTL_PTBQ_TBB, field_bits(ptbq, "tb"));
+  EXPECT_EQ(RTL_PTBQ_PB, field_bits(ptbq, "save_pointer"));
+  DualKernelParams d;
+  d.positions = 16;
+  d.tb_slots = p.max_tbs_per_sm;
+  EXPECT_EQ(RTL_VICTIM_SETS_K, d.positions);
+  EXPECT_EQ(RTL_VICTIM_SETS_P, field_bits(CandidateVictimSets::layout(d), "tb_slots"));
+}

@@ -208,8 +208,9 @@ PlatformConfig load_platform(const std::string& file,
       e.num_sms = c.sm.count;
       e.max_tbs_per_sm = c.sm.max_tbs;
       if (c.extensions.smst_impl == "verilog" && !SmstShadow::twin_fits(e))
-        impl.fail("the verilated SMST twin is built for 16 SMs and 16..31 TBs per SM (rtl/smst.v parameters in "
-                  "CMakeLists.txt); this platform has " + std::to_string(c.sm.count) + " SMs and " +
+        impl.fail("the verilated SMST twin is built for " + std::to_string(RTL_SMST_N) + " SMs and " +
+                  std::to_string(RTL_SMST_TBB) + "-bit TB counts (rtl/smst.v parameters in CMakeLists.txt); this "
+                  "platform has " + std::to_string(c.sm.count) + " SMs and " +
                   std::to_string(c.sm.max_tbs) + " TBs per SM");
     }
     ex->finish();

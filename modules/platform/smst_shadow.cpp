@@ -9,8 +9,9 @@ namespace mpgpu {
 using sc_core::SC_ZERO_TIME;
 
 bool SmstShadow::twin_fits(const ExtensionParams& p) {
-  // verilate(... -GN=16 -GSMB=4 -GKB=4 -GTBB=5): 16 SMs, 16 KSRT entries, 5-bit TB counts.
-  return p.num_sms == 16 && bits_for(p.max_tbs_per_sm + 1) == 5;
+  // The parameters rtl/smst.v was verilated with (CMakeLists.txt, mpgpu_rtl).
+  return p.num_sms == RTL_SMST_N && field_bits(Smst::layout(p), "running") == RTL_SMST_KB &&
+         field_bits(Smst::layout(p), "running_tbs") == RTL_SMST_TBB;
 }
 
 SmstShadow::SmstShadow(sc_core::sc_module_name name, const ExtensionParams& p, Impl impl)
