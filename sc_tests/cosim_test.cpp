@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include <random>
+#include <string>
 
 #include "Vksrt.h"
 #include "Vptbq.h"
@@ -19,6 +20,39 @@ using sc_core::sc_signal;
 using sc_dt::sc_uint;
 
 namespace {
+
+// Clock, reset and the per-cycle loop shared by the benches: on every falling edge, compare what
+// model and twin registered at the last rising edge, count coverage, then drive the next request.
+struct CosimBench : sc_core::sc_module {
+  SC_HAS_PROCESS(CosimBench);
+  sc_core::sc_clock clk{"clk", 1, sc_core::SC_NS};
+  sc_signal<bool> rst;
+  uint64_t cycles = 0, compared = 0, mismatches = 0;
+  std::mt19937_64 rng;
+
+  CosimBench(sc_core::sc_module_name n, uint64_t seed) : sc_module(n), rng(seed) {
+    SC_METHOD(step);
+    sensitive << clk.negedge_event();
+    dont_initialize();
+  }
+  virtual bool outputs_match() const = 0;
+  virtual std::string describe() const = 0;  // both sides' outputs, for a mismatch report
+  virtual void observe() = 0;                 // coverage counters
+  virtual void drive() = 0;                   // the next request
+
+  void step() {
+    ++cycles;
+    if (cycles > 3) {
+      ++compared;
+      if (!outputs_match() && mismatches++ < 5) ADD_FAILURE() << "cycle " << cycles << ": " << describe();
+      observe();
+    }
+    rst.write(cycles <= 2);
+    drive();
+  }
+};
+
+std::string both(const std::string& model, const std::string& rtl) { return "model " + model + " | rtl " + rtl; }
 
 struct SmstOutputs {
   sc_signal<bool> valid, error, has_idle;
@@ -40,47 +74,34 @@ struct SmstOutputs {
            state.read() == o.state.read() && running.read() == o.running.read() && next.read() == o.next.read() &&
            tbs.read() == o.tbs.read() && idle.read() == o.idle.read();
   }
+  std::string str() const {
+    return "state " + std::to_string(state.read().to_uint()) + " tbs " + std::to_string(tbs.read().to_uint()) + " err " +
+           std::to_string(error.read()) + " idle " + std::to_string(idle.read().to_uint());
+  }
 };
 
-struct SmstBench : sc_core::sc_module {
-  SC_HAS_PROCESS(SmstBench);
-  sc_core::sc_clock clk{"clk", 1, sc_core::SC_NS};
-  sc_signal<bool> rst, req_valid;
+struct SmstBench : CosimBench {
+  sc_signal<bool> req_valid;
   sc_signal<sc_uint<3>> req_op;
   sc_signal<sc_uint<8>> req_sm, req_arg;
   SmstOutputs model_out, rtl_out;
   SmstPins model;
   Vsmst rtl;
-  uint64_t cycles = 0, compared = 0, mismatches = 0, errors = 0, reserved_seen = 0;
-  std::mt19937_64 rng{12345};
+  uint64_t errors = 0, reserved_seen = 0;
 
-  SmstBench(sc_core::sc_module_name n, const ExtensionParams& p) : sc_module(n), model("model", p), rtl("rtl") {
+  SmstBench(sc_core::sc_module_name n, const ExtensionParams& p) : CosimBench(n, 12345), model("model", p), rtl("rtl") {
     model.clk(clk), model.rst(rst), model.req_valid(req_valid), model.req_op(req_op), model.req_sm(req_sm), model.req_arg(req_arg);
     rtl.clk(clk), rtl.rst(rst), rtl.req_valid(req_valid), rtl.req_op(req_op), rtl.req_sm(req_sm), rtl.req_arg(req_arg);
     model_out.bind(model);
     rtl_out.bind(rtl);
-    SC_METHOD(step);
-    sensitive << clk.negedge_event();
-    dont_initialize();
   }
-  // On the falling edge: compare what both registered at the last rising edge, then drive the
-  // next request.
-  void step() {
-    ++cycles;
-    if (cycles > 3) {
-      ++compared;
-      if (!(model_out == rtl_out)) {
-        if (mismatches < 5)
-          ADD_FAILURE() << "cycle " << cycles << ": model state " << model_out.state.read() << " tbs "
-                        << model_out.tbs.read() << " err " << model_out.error.read() << " idle " << model_out.idle.read()
-                        << " | rtl state " << rtl_out.state.read() << " tbs " << rtl_out.tbs.read() << " err "
-                        << rtl_out.error.read() << " idle " << rtl_out.idle.read();
-        ++mismatches;
-      }
-      errors += model_out.error.read();
-      reserved_seen += model_out.state.read() == 2;
-    }
-    rst.write(cycles <= 2);
+  bool outputs_match() const override { return model_out == rtl_out; }
+  std::string describe() const override { return both(model_out.str(), rtl_out.str()); }
+  void observe() override {
+    errors += model_out.error.read();
+    reserved_seen += model_out.state.read() == 2;
+  }
+  void drive() override {
     std::uniform_int_distribution<int> pct(0, 99);
     const int r = pct(rng);
     // Mostly legal traffic with a share of illegal requests: TB arrivals and departures dominate.
@@ -109,10 +130,8 @@ TEST(CoSim, SmstPinViewMatchesVerilogTwinEveryCycle) {
 
 namespace {
 
-struct VictimSetsBench : sc_core::sc_module {
-  SC_HAS_PROCESS(VictimSetsBench);
-  sc_core::sc_clock clk{"clk", 1, sc_core::SC_NS};
-  sc_signal<bool> rst, req_valid;
+struct VictimSetsBench : CosimBench {
+  sc_signal<bool> req_valid;
   sc_signal<sc_uint<2>> req_op;
   sc_signal<sc_uint<8>> req_pos, req_slot;
   sc_signal<bool> m_valid, m_error, m_has_free, r_valid, r_error, r_has_free;
@@ -120,31 +139,30 @@ struct VictimSetsBench : sc_core::sc_module {
   sc_signal<sc_uint<8>> m_free, r_free;
   VictimSetsPins model;
   Vvictim_sets rtl;
-  uint64_t cycles = 0, compared = 0, mismatches = 0, frees = 0, nonempty = 0;
-  std::mt19937_64 rng{777};
+  uint64_t frees = 0, nonempty = 0;
 
-  VictimSetsBench(sc_core::sc_module_name n, const DualKernelParams& p) : sc_module(n), model("model", p), rtl("rtl") {
+  VictimSetsBench(sc_core::sc_module_name n, const DualKernelParams& p) : CosimBench(n, 777), model("model", p), rtl("rtl") {
     model.clk(clk), model.rst(rst), model.req_valid(req_valid), model.req_op(req_op), model.req_pos(req_pos), model.req_slot(req_slot);
     model.resp_valid(m_valid), model.resp_error(m_error), model.resp_has_free(m_has_free), model.resp_row(m_row), model.resp_free(m_free);
     rtl.clk(clk), rtl.rst(rst), rtl.req_valid(req_valid), rtl.req_op(req_op), rtl.req_pos(req_pos), rtl.req_slot(req_slot);
     rtl.resp_valid(r_valid), rtl.resp_error(r_error), rtl.resp_has_free(r_has_free), rtl.resp_row(r_row), rtl.resp_free(r_free);
-    SC_METHOD(step);
-    sensitive << clk.negedge_event();
-    dont_initialize();
   }
-  void step() {
-    ++cycles;
-    if (cycles > 3) {
-      ++compared;
-      const bool same = m_valid.read() == r_valid.read() && m_error.read() == r_error.read() &&
-                        m_has_free.read() == r_has_free.read() && m_row.read() == r_row.read() && m_free.read() == r_free.read();
-      if (!same && mismatches++ < 5)
-        ADD_FAILURE() << "cycle " << cycles << ": model row " << m_row.read() << " free " << m_free.read() << " err "
-                      << m_error.read() << " | rtl row " << r_row.read() << " free " << r_free.read() << " err " << r_error.read();
-      frees += m_has_free.read();
-      nonempty += m_row.read() != 0;
-    }
-    rst.write(cycles <= 2);
+  bool outputs_match() const override {
+    return m_valid.read() == r_valid.read() && m_error.read() == r_error.read() && m_has_free.read() == r_has_free.read() &&
+           m_row.read() == r_row.read() && m_free.read() == r_free.read();
+  }
+  std::string describe() const override {
+    auto side = [](auto& row, auto& free, auto& err) {
+      return "row " + row.read().to_string(sc_dt::SC_HEX) + " free " + std::to_string(free.read().to_uint()) + " err " +
+             std::to_string(err.read());
+    };
+    return both(side(m_row, m_free, m_error), side(r_row, r_free, r_error));
+  }
+  void observe() override {
+    frees += m_has_free.read();
+    nonempty += m_row.read() != 0;
+  }
+  void drive() override {
     const int r = static_cast<int>(rng() % 100);
     // Building sets (set) outweighs clearing, so rows fill up and free positions come and go.
     req_op.write(r < 55 ? 1 : r < 75 ? 2 : r < 85 ? 3 : 0);
@@ -170,10 +188,8 @@ TEST(CoSim, CandidateVictimSetsPinViewMatchesVerilogTwinEveryCycle) {
 
 namespace {
 
-struct PtbqBench : sc_core::sc_module {
-  SC_HAS_PROCESS(PtbqBench);
-  sc_core::sc_clock clk{"clk", 1, sc_core::SC_NS};
-  sc_signal<bool> rst, req_valid;
+struct PtbqBench : CosimBench {
+  sc_signal<bool> req_valid;
   sc_signal<sc_uint<2>> req_op;
   sc_signal<sc_uint<8>> req_q;
   sc_signal<sc_uint<32>> req_tb, req_ptr;
@@ -182,10 +198,9 @@ struct PtbqBench : sc_core::sc_module {
   sc_signal<sc_uint<16>> m_size, r_size;
   PtbqPins model;
   Vptbq rtl;
-  uint64_t cycles = 0, compared = 0, mismatches = 0, errors = 0, deep = 0, max_size = 0;
-  std::mt19937_64 rng{4242};
+  uint64_t errors = 0, deep = 0, max_size = 0;
 
-  PtbqBench(sc_core::sc_module_name n, const ExtensionParams& p) : sc_module(n), model("model", p), rtl("rtl") {
+  PtbqBench(sc_core::sc_module_name n, const ExtensionParams& p) : CosimBench(n, 4242), model("model", p), rtl("rtl") {
     model.clk(clk), model.rst(rst), model.req_valid(req_valid), model.req_op(req_op), model.req_q(req_q);
     model.req_tb(req_tb), model.req_ptr(req_ptr);
     model.resp_valid(m_valid), model.resp_error(m_error), model.resp_empty(m_empty), model.resp_tb(m_tb);
@@ -194,25 +209,24 @@ struct PtbqBench : sc_core::sc_module {
     rtl.req_tb(req_tb), rtl.req_ptr(req_ptr);
     rtl.resp_valid(r_valid), rtl.resp_error(r_error), rtl.resp_empty(r_empty), rtl.resp_tb(r_tb);
     rtl.resp_ptr(r_ptr), rtl.resp_size(r_size);
-    SC_METHOD(step);
-    sensitive << clk.negedge_event();
-    dont_initialize();
   }
-  void step() {
-    ++cycles;
-    if (cycles > 3) {
-      ++compared;
-      const bool same = m_valid.read() == r_valid.read() && m_error.read() == r_error.read() &&
-                        m_empty.read() == r_empty.read() && m_tb.read() == r_tb.read() && m_ptr.read() == r_ptr.read() &&
-                        m_size.read() == r_size.read();
-      if (!same && mismatches++ < 5)
-        ADD_FAILURE() << "cycle " << cycles << ": model tb " << m_tb.read() << " size " << m_size.read() << " err "
-                      << m_error.read() << " | rtl tb " << r_tb.read() << " size " << r_size.read() << " err " << r_error.read();
-      errors += m_error.read();
-      deep += m_size.read() > 200;
-      max_size = std::max<uint64_t>(max_size, m_size.read());
-    }
-    rst.write(cycles <= 2);
+  bool outputs_match() const override {
+    return m_valid.read() == r_valid.read() && m_error.read() == r_error.read() && m_empty.read() == r_empty.read() &&
+           m_tb.read() == r_tb.read() && m_ptr.read() == r_ptr.read() && m_size.read() == r_size.read();
+  }
+  std::string describe() const override {
+    auto side = [](auto& tb, auto& size, auto& err) {
+      return "tb " + std::to_string(tb.read().to_uint()) + " size " + std::to_string(size.read().to_uint()) + " err " +
+             std::to_string(err.read());
+    };
+    return both(side(m_tb, m_size, m_error), side(r_tb, r_size, r_error));
+  }
+  void observe() override {
+    errors += m_error.read();
+    deep += m_size.read() > 200;
+    max_size = std::max<uint64_t>(max_size, m_size.read());
+  }
+  void drive() override {
     const int r = static_cast<int>(rng() % 100);
     // Queues 0-1 fill to capacity (push-heavy phases), the rest see mixed traffic.
     const bool fill_phase = (cycles / 3000) % 2 == 0;
@@ -241,10 +255,8 @@ TEST(CoSim, PtbqPinViewMatchesVerilogTwinEveryCycle) {
 
 namespace {
 
-struct KsrtBench : sc_core::sc_module {
-  SC_HAS_PROCESS(KsrtBench);
-  sc_core::sc_clock clk{"clk", 1, sc_core::SC_NS};
-  sc_signal<bool> rst, req_valid;
+struct KsrtBench : CosimBench {
+  sc_signal<bool> req_valid;
   sc_signal<sc_uint<3>> req_op;
   sc_signal<sc_uint<8>> req_idx, req_context, req_priority;
   sc_signal<sc_uint<32>> req_grid, req_regs, req_shm;
@@ -273,8 +285,7 @@ struct KsrtBench : sc_core::sc_module {
   } m_out, r_out;
   KsrtPins model;
   Vksrt rtl;
-  uint64_t cycles = 0, compared = 0, mismatches = 0, errors = 0, allocated = 0;
-  std::mt19937_64 rng{99};
+  uint64_t errors = 0, allocated = 0;
 
   template <typename M>
   void bind_inputs(M& m) {
@@ -282,28 +293,25 @@ struct KsrtBench : sc_core::sc_module {
     m.req_priority(req_priority), m.req_grid(req_grid), m.req_regs(req_regs), m.req_shm(req_shm);
     m.req_threads(req_threads), m.req_tokens(req_tokens), m.req_param(req_param);
   }
-  KsrtBench(sc_core::sc_module_name n, const ExtensionParams& p) : sc_module(n), model("model", p), rtl("rtl") {
+  KsrtBench(sc_core::sc_module_name n, const ExtensionParams& p) : CosimBench(n, 99), model("model", p), rtl("rtl") {
     bind_inputs(model);
     bind_inputs(rtl);
     m_out.bind(model);
     r_out.bind(rtl);
-    SC_METHOD(step);
-    sensitive << clk.negedge_event();
-    dont_initialize();
   }
-  void step() {
-    ++cycles;
-    if (cycles > 3) {
-      ++compared;
-      if (!(m_out == r_out) && mismatches++ < 5)
-        ADD_FAILURE() << "cycle " << cycles << ": model idx " << m_out.idx.read() << " err " << m_out.error.read()
-                      << " next " << m_out.next_tb.read() << " tok " << m_out.tokens.read() << " | rtl idx "
-                      << r_out.idx.read() << " err " << r_out.error.read() << " next " << r_out.next_tb.read() << " tok "
-                      << r_out.tokens.read();
-      errors += m_out.error.read();
-      allocated += !m_out.error.read() && m_out.entry_valid.read();
-    }
-    rst.write(cycles <= 2);
+  bool outputs_match() const override { return m_out == r_out; }
+  std::string describe() const override {
+    auto side = [](const Out& o) {
+      return "idx " + std::to_string(o.idx.read().to_uint()) + " err " + std::to_string(o.error.read()) + " next " +
+             std::to_string(o.next_tb.read().to_uint()) + " tok " + std::to_string(o.tokens.read().to_uint());
+    };
+    return both(side(m_out), side(r_out));
+  }
+  void observe() override {
+    errors += m_out.error.read();
+    allocated += !m_out.error.read() && m_out.entry_valid.read();
+  }
+  void drive() override {
     const int r = static_cast<int>(rng() % 100);
     req_op.write(r < 20 ? 1 : r < 30 ? 2 : r < 55 ? 3 : r < 75 ? 4 : r < 90 ? 5 : r < 98 ? 0 : 6);
     req_valid.write(rng() % 10 != 0);
