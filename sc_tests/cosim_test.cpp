@@ -106,7 +106,7 @@ struct SmstBench : CosimBench {
     const int r = pct(rng);
     // Mostly legal traffic with a share of illegal requests: TB arrivals and departures dominate.
     const unsigned op = r < 30 ? SmstPins::kTbStarted : r < 55 ? SmstPins::kTbLeft : r < 67 ? SmstPins::kSetRunning
-                      : r < 77 ? SmstPins::kReserve : r < 87 ? SmstPins::kSetIdle : r < 97 ? SmstPins::kRead : 6 + r % 2;
+                      : r < 77 ? SmstPins::kReserve : r < 87 ? SmstPins::kSetIdle : r < 97 ? unsigned{SmstPins::kRead} : 6u + r % 2;
     req_valid.write(pct(rng) < 90);
     req_op.write(op);
     req_sm.write(rng() % 16);

@@ -1,5 +1,7 @@
 #include "block_scheduler/block_scheduler.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 #include "sm/occupancy.hpp"
 
@@ -8,7 +10,6 @@ namespace mpgpu {
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
-namespace {
 ExtensionParams extension_params(const SmParams& sm, const BlockSchedulerParams& p) {
   ExtensionParams e;
   e.num_sms = sm.count;
@@ -16,9 +17,9 @@ ExtensionParams extension_params(const SmParams& sm, const BlockSchedulerParams&
   e.max_contexts = p.max_contexts;
   e.registers_per_sm = sm.registers;
   e.shared_mem_per_sm = sm.largest_shared_mem();
+  e.max_threads_per_tb = std::min<uint32_t>(1024, sm.max_threads);
   return e;
 }
-}  // namespace
 
 BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedulerParams& p, const SmParams& sm,
                                ClockDomain clock, const SchedulingSetup& setup, uint64_t total_tbs,

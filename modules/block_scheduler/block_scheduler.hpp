@@ -37,6 +37,10 @@ struct SchedulingSetup {
   std::vector<int32_t> dss_budgets;  // per process; -1: equal sharing
 };
 
+// The platform parameters the scheduling-framework tables are sized from (one place for the
+// driver, the report and the pin-view shadows).
+ExtensionParams extension_params(const SmParams& sm, const BlockSchedulerParams& p);
+
 struct PreemptionRecord {
   uint32_t sm;
   double request_ns, done_ns;

@@ -9,7 +9,7 @@ FieldLayout Smst::layout(const ExtensionParams& p) {
           {"next", bits_for(p.num_sms)}};
 }
 
-Smst::Smst(const ExtensionParams& p) : p_(p), layout_(layout(p)), table_(p.num_sms) {}
+Smst::Smst(const ExtensionParams& p) : layout_(layout(p)), table_(p.num_sms) {}
 
 void Smst::set_running(uint32_t sm, uint32_t k) {
   SmstEntry& e = table_.at(sm);

@@ -43,7 +43,6 @@ class Smst {
     if (observer_) observer_(op, sm, arg);
   }
   Observer observer_;
-  ExtensionParams p_;
   FieldLayout layout_;
   std::vector<SmstEntry> table_;
 };

@@ -18,7 +18,7 @@ Host::Host(sc_core::sc_module_name name, const HostParams& p, const WorkloadDesc
     : sc_module(name), launch_out("launch_out"), done_in("done_in"), p_(p), w_(w),
       clock_(core_clock), timeline_(timeline), queues_(p.hardware_queues) {
   done_in.register_b_transport(this, &Host::done_b_transport);
-  for (uint32_t i : selected) procs_.push_back({i, {}, false});
+  for (uint32_t i : selected) procs_.push_back({i, {}, {}});
   // Streams take hardware queues in workload order (Hyper-Q), wrapping when queues run out; the
   // dispatcher inspects queues in index order, so simultaneous arrivals keep workload order.
   uint32_t q = 0;
@@ -48,12 +48,6 @@ uint64_t Host::planned_tbs(const WorkloadDesc& w, const std::vector<uint32_t>& s
   return tbs;
 }
 
-bool Host::replay_satisfied() const {
-  for (const auto& p : procs_)
-    if (p.runs.size() < w_.processes[p.index].repeat) return false;
-  return true;
-}
-
 bool Host::all_done() const {
   for (const auto& p : procs_)
     if (p.runs.size() < w_.processes[p.index].repeat) return false;
@@ -67,7 +61,6 @@ void Host::process_thread(uint32_t slot) {
   const std::vector<uint32_t>& hwq = rec.hw_queues;
   for (uint32_t rep = 0;; ++rep) {
     if ((!w_.replay_until_all_done || !pd.replays) && rep >= pd.repeat) break;
-    rec.active = true;
     const double start = to_ns(sc_core::sc_time_stamp());
     std::vector<sc_core::sc_process_handle> streams;
     for (uint32_t s = 0; s < pd.streams.size(); ++s)
@@ -76,9 +69,8 @@ void Host::process_thread(uint32_t slot) {
       if (!h.terminated()) wait(h.terminated_event());
     const double end = to_ns(sc_core::sc_time_stamp());
     rec.runs.push_back({start, end});
-    rec.active = false;
     if (timeline_) timeline_->span(Timeline::kProcessesPid, slot, pd.name + " run " + std::to_string(rep), "process", start, end);
-    if (w_.replay_until_all_done && replay_satisfied()) {
+    if (w_.replay_until_all_done && all_done()) {
       replay_stop_ = true;
       // In-flight runs of other processes are not counted. Killing unwinds their threads so
       // nothing suspended outlives the simulation.

@@ -42,7 +42,6 @@ struct ProcessRun {
 struct ProcessRecord {
   uint32_t index;  // in the workload
   std::vector<ProcessRun> runs;
-  bool active = false;
   std::vector<uint32_t> hw_queues;  // one per stream
 };
 
@@ -65,7 +64,7 @@ class Host : public sc_core::sc_module {
   const std::vector<ProcessRecord>& processes() const { return procs_; }
   const std::deque<KernelLaunch>& launches() const { return launches_; }
   const std::vector<CopyRecord>& copies() const { return copies_; }
-  bool all_done() const;
+  bool all_done() const;  // every process completed its `repeat` runs
   bool stopped_by_replay() const { return replay_stop_; }
   // Kernel launches the selected processes make (one run each, or `repeat` runs).
   static uint64_t planned_tbs(const WorkloadDesc& w, const std::vector<uint32_t>& selected);
@@ -85,7 +84,6 @@ class Host : public sc_core::sc_module {
   void stream_thread(uint32_t slot, uint32_t stream, uint32_t rep, uint32_t hwq);
   void dispatcher();
   void done_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  bool replay_satisfied() const;
 
   HostParams p_;
   const WorkloadDesc& w_;

@@ -38,13 +38,7 @@ json row(const std::string& name, const std::string& spec, bool per_sm, uint64_t
 }  // namespace
 
 json extension_report(const PlatformConfig& c) {
-  ExtensionParams e;
-  e.num_sms = c.sm.count;
-  e.max_tbs_per_sm = c.sm.max_tbs;
-  e.max_contexts = c.block_scheduler.max_contexts;
-  e.registers_per_sm = c.sm.registers;
-  e.shared_mem_per_sm = c.sm.largest_shared_mem();
-  e.max_threads_per_tb = std::min<uint32_t>(1024, c.sm.max_threads);
+  const ExtensionParams e = extension_params(c.sm, c.block_scheduler);
   const uint32_t n = c.sm.count, warps = c.sm.max_threads / c.sm.warp_size;
   const uint32_t search = n * c.block_scheduler.search_cycles_per_entry;
   json rows = json::array();

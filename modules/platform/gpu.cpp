@@ -37,12 +37,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
     mcs_.push_back(make<MemoryController>(ModuleRole::dram, cfg.dram_kind, "mc" + std::to_string(i), i));
   // A pin view or Verilog twin shadowing the SM driver's SMST (extensions.smst.impl).
   if (cfg.extensions.smst_impl != "core" && bs_->driver()) {
-    ExtensionParams e;
-    e.num_sms = cfg.sm.count;
-    e.max_tbs_per_sm = cfg.sm.max_tbs;
-    e.max_contexts = cfg.block_scheduler.max_contexts;
     smst_shadow_ = std::make_unique<SmstShadow>(
-        "smst_shadow", e, cfg.extensions.smst_impl == "verilog" ? SmstShadow::Impl::verilog : SmstShadow::Impl::pins);
+        "smst_shadow", extension_params(cfg.sm, cfg.block_scheduler), cfg.extensions.smst_impl == "verilog" ? SmstShadow::Impl::verilog : SmstShadow::Impl::pins);
     smst_shadow_->attach(bs_->driver()->smst_for_observer());
   }
   // Sub-partitions: consecutive slices share one memory controller.

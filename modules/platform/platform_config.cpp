@@ -204,10 +204,7 @@ PlatformConfig load_platform(const std::string& file,
       auto impl = sm->req("impl");
       c.extensions.smst_impl = impl.as_enum({"core", "pins", "verilog"});
       sm->finish();
-      ExtensionParams e;
-      e.num_sms = c.sm.count;
-      e.max_tbs_per_sm = c.sm.max_tbs;
-      if (c.extensions.smst_impl == "verilog" && !SmstShadow::twin_fits(e))
+      if (c.extensions.smst_impl == "verilog" && !SmstShadow::twin_fits(extension_params(c.sm, c.block_scheduler)))
         impl.fail("the verilated SMST twin is built for " + std::to_string(RTL_SMST_N) + " SMs and " +
                   std::to_string(RTL_SMST_TBB) + "-bit TB counts (rtl/smst.v parameters in CMakeLists.txt); this "
                   "platform has " + std::to_string(c.sm.count) + " SMs and " +

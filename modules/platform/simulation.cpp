@@ -70,13 +70,11 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
 
 namespace {
 
-double ns(const sc_core::sc_time& t) { return to_ns(t); }
-
 json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   const ClockDomain core(cfg.clocks.core);
   const sc_core::sc_time end = sc_core::sc_time_stamp();
   json r;
-  r["sim"] = {{"cycles", core.to_cycles(end)}, {"time_ns", ns(end)}, {"core_clock_mhz", cfg.clocks.core}};
+  r["sim"] = {{"cycles", core.to_cycles(end)}, {"time_ns", to_ns(end)}, {"core_clock_mhz", cfg.clocks.core}};
   Host& host = gpu.host();
   json kernels = json::array();
   uint64_t instructions = 0;
@@ -105,7 +103,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["processes"] = procs;
   json sms = json::array();
   for (const Sm* sm : gpu.sms())
-    sms.push_back({{"id", sm->id()}, {"tbs", sm->stats().tbs_done}, {"busy_ns", ns(sm->stats().busy)}, {"peak_resident_tbs", sm->stats().peak_resident},
+    sms.push_back({{"id", sm->id()}, {"tbs", sm->stats().tbs_done}, {"busy_ns", to_ns(sm->stats().busy)}, {"peak_resident_tbs", sm->stats().peak_resident},
                    {"utilization", end > sc_core::SC_ZERO_TIME ? sm->stats().busy / end : 0.0}});
   r["sms"] = sms;
   uint64_t hits = 0, misses = 0, dram_bytes = 0;
@@ -130,7 +128,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     restored += sm->stats().bytes_restored;
     tbs_saved += sm->stats().tbs_saved;
     tbs_restored += sm->stats().tbs_restored;
-    idle_ns += ns(end) - ns(sm->stats().busy);
+    idle_ns += to_ns(end) - to_ns(sm->stats().busy);
   }
   const auto* drv = gpu.block_scheduler().driver();
   r["scheduling"] = {{"policy", w.policy},
@@ -187,7 +185,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   else
     sc_core::sc_start();
   if (!gpu.host().all_done() && !gpu.host().stopped_by_replay() && w.max_sim_time_ns > 0 &&
-      ns(sc_core::sc_time_stamp()) >= w.max_sim_time_ns) {
+      to_ns(sc_core::sc_time_stamp()) >= w.max_sim_time_ns) {
     std::string unfinished;
     for (const auto& p : gpu.host().processes())
       if (p.runs.size() < w.processes[p.index].repeat) unfinished += " " + w.processes[p.index].name;
@@ -199,7 +197,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   if (!gpu.host().all_done() && !gpu.host().stopped_by_replay())
     fail(fmt::format("no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} "
                      "TBs done (deadlock in the model)",
-                     ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
+                     to_ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
                      gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()),
          false);
   json r = collect(gpu, cfg, w);
