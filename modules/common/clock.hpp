@@ -25,6 +25,11 @@ class ClockDomain {
   uint64_t to_cycles(const sc_core::sc_time& t) const {
     return static_cast<uint64_t>(std::floor(t.to_seconds() * 1e12 / period_ps_ + 1e-6));
   }
+  // The first cycle edge at or after t.
+  uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
+    uint64_t c = to_cycles(t);
+    return cycles(double(c)) < t ? c + 1 : c;
+  }
   double ns_to_cycles(double ns) const { return ns * 1e3 / period_ps_; }
 
  private:

@@ -6,21 +6,24 @@ namespace mpgpu {
 
 using sc_core::sc_time;
 
-MemoryController::MemoryController(sc_core::sc_module_name name, const DramParams& p, ClockDomain clock)
-    : sc_module(name), mem_in("mem_in"), p_(p), clock_(clock) {
+MemoryController::MemoryController(sc_core::sc_module_name name, const DramParams& p, ClockDomain clock,
+                                   const AddressMap& map)
+    : sc_module(name), mem_in("mem_in"), p_(p), clock_(clock), map_(map), channel_(p) {
   mem_in.register_b_transport(this, &MemoryController::b_transport);
+}
+
+// Commands issue on DRAM clock edges: a request between two edges waits for the next.
+uint64_t MemoryController::first_cycle_at_or_after(const sc_time& t) const {
+  uint64_t c = clock_.to_cycles(t);
+  return clock_.cycles(double(c)) < t ? c + 1 : c;
 }
 
 void MemoryController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time now = sc_core::sc_time_stamp();
-  const uint32_t len = std::max(1u, gp.get_data_length());
-  // The bus moves bus_bytes x data_rate bytes per DRAM cycle, in whole bursts.
-  const uint32_t burst_bytes = p_.bus_bytes * p_.burst_length;
-  const uint32_t bursts = (len + burst_bytes - 1) / burst_bytes;
-  const sc_time on_bus = clock_.cycles(double(bursts) * p_.burst_length / p_.data_rate);
-  const sc_time start = bus_.book(now + delay + clock_.cycles(p_.latency_cycles), on_bus);
-  delay = start + on_bus - now;
-  bytes_ += len;
+  const DecodedAddress where = map_.decode(gp.get_address());
+  const uint64_t arrival = first_cycle_at_or_after(now + delay) + p_.latency_cycles;
+  const DramAccess a = channel_.serve(arrival, where.bank, where.row, gp.is_write(), std::max(1u, gp.get_data_length()));
+  delay = clock_.cycles(double(a.completion)) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -1,5 +1,7 @@
 #include "l2/l2_slice.hpp"
 
+#include "common/payload.hpp"
+
 namespace mpgpu {
 
 using sc_core::sc_time;
@@ -13,15 +15,68 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain cl
 void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time now = sc_core::sc_time_stamp();
   const DecodedAddress a = map_.decode(gp.get_address());
+  const auto* ext = gp.get_extension<gpu_mem_ext>();
+  const AccessKind kind = ext ? ext->kind : (gp.is_write() ? AccessKind::store : AccessKind::load);
+  const bool writes = gp.is_write() || kind == AccessKind::atomic;
   const sc_time start = tag_port_.book(now + delay, clock_.period());
-  delay = start - now + clock_.cycles(p_.hit_latency_cycles);
-  if (tags_.access(a.set, a.line)) {
+  const sc_time ready = start + clock_.cycles(p_.hit_latency_cycles);
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  // A miss to this line is already on its way: the MSHR merges the request.
+  if (auto it = pending_.find(a.line); it != pending_.end()) {
+    if (it->second > start) {
+      ++merged_;
+      tags_.access(a.set, a.line, writes, nullptr);
+      delay = std::max(it->second, ready) - now;
+      return;
+    }
+    pending_.erase(it);
+  }
+  uint64_t victim;
+  if (tags_.access(a.set, a.line, writes, &victim)) {
     ++hits_;
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    delay = ready - now;
     return;
   }
   ++misses_;
-  mem_out->b_transport(gp, delay);
+  if (victim != TagArray::kInvalid) write_back(victim, start);
+  if (gp.is_write()) {  // a store allocates its bytes without fetching the rest of the line
+    delay = ready - now;
+    return;
+  }
+  while (!mshr_release_.empty() && mshr_release_.top() <= ready) mshr_release_.pop();
+  sc_time send = ready;
+  if (mshr_release_.size() >= p_.mshrs) {
+    ++mshr_full_;
+    send = mshr_release_.top();
+    mshr_release_.pop();
+  }
+  sc_time d = send - now;
+  mem_out->b_transport(gp, d);
+  const sc_time fill = now + d;
+  mshr_release_.push(fill);
+  mshr_busy_ += fill - send;
+  pending_[a.line] = fill;
+  if (pending_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per miss
+    for (auto it = pending_.begin(); it != pending_.end();) it = it->second <= start ? pending_.erase(it) : std::next(it);
+    sweep_at_ = std::max<size_t>(2 * pending_.size(), 4 * size_t(p_.mshrs) + 64);
+  }
+  delay = fill - now;
+}
+
+void L2Slice::write_back(uint64_t line, const sc_time& at) {
+  ++writebacks_;
+  tlm::tlm_generic_payload wb;
+  gpu_mem_ext ext;
+  ext.kind = AccessKind::store;
+  static uint8_t data[4096];
+  wb.set_command(tlm::TLM_WRITE_COMMAND);
+  wb.set_address(line * p_.line_bytes);
+  wb.set_data_ptr(data);
+  wb.set_data_length(p_.line_bytes);
+  wb.set_extension(&ext);
+  sc_time d = at - sc_core::sc_time_stamp();
+  mem_out->b_transport(wb, d);  // off the critical path: it only occupies the bank and bus
+  wb.clear_extension(&ext);
 }
 
 }  // namespace mpgpu

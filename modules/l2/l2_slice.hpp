@@ -1,10 +1,15 @@
 #pragma once
-// One L2 slice (one per memory partition): physically tagged, set-associative, LRU, hit latency;
-// misses go to the partition's memory controller and fill the line.
+// One L2 slice (one per memory partition): physically tagged, set-associative, LRU, write-back,
+// one tag lookup per cycle and a hit latency. Read misses take an MSHR (merging misses to a line
+// already on its way) and fetch the line from the partition's memory controller; stores allocate
+// without fetching (byte-masked lines, as GPU L2s do) and dirty victims are written back.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
+#include <queue>
+#include <unordered_map>
 
 #include "common/address_map.hpp"
 #include "common/calendar.hpp"
@@ -32,6 +37,10 @@ class L2Slice : public sc_core::sc_module {
 
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
+  uint64_t merged() const { return merged_; }
+  uint64_t writebacks() const { return writebacks_; }
+  uint64_t mshr_full_waits() const { return mshr_full_; }
+  sc_core::sc_time mshr_busy() const { return mshr_busy_; }  // sum of MSHR hold times
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -39,8 +48,13 @@ class L2Slice : public sc_core::sc_module {
   ClockDomain clock_;
   const AddressMap& map_;
   TagArray tags_;
+  void write_back(uint64_t line, const sc_core::sc_time& at);
   OccupancyCalendar tag_port_;  // one tag lookup per cycle
-  uint64_t hits_ = 0, misses_ = 0;
+  std::priority_queue<sc_core::sc_time, std::vector<sc_core::sc_time>, std::greater<>> mshr_release_;
+  std::unordered_map<uint64_t, sc_core::sc_time> pending_;  // line -> fill time
+  size_t sweep_at_ = 64;
+  sc_core::sc_time mshr_busy_;
+  uint64_t hits_ = 0, misses_ = 0, merged_ = 0, writebacks_ = 0, mshr_full_ = 0;
 };
 
 }  // namespace mpgpu

@@ -8,19 +8,23 @@ bool TagArray::contains(uint32_t set, uint64_t line) const {
   return false;
 }
 
-bool TagArray::access(uint32_t set, uint64_t line) {
+bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted) {
   const size_t base = size_t(set) * ways_;
   size_t victim = base;
+  if (evicted) *evicted = kInvalid;
   for (uint32_t w = 0; w < ways_; ++w) {
     const size_t i = base + w;
     if (tags_[i] == line) {
       stamp_[i] = ++clock_;
+      dirty_[i] = dirty_[i] || write;
       return true;
     }
     if (stamp_[i] < stamp_[victim]) victim = i;
   }
+  if (evicted && dirty_[victim] && tags_[victim] != kInvalid) *evicted = tags_[victim];
   tags_[victim] = line;
   stamp_[victim] = ++clock_;
+  dirty_[victim] = write;
   return false;
 }
 

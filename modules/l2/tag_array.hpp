@@ -8,18 +8,22 @@ namespace mpgpu {
 
 class TagArray {
  public:
-  TagArray(uint32_t sets, uint32_t ways) : sets_(sets), ways_(ways), tags_(size_t(sets) * ways, kInvalid), stamp_(size_t(sets) * ways, 0) {}
+  TagArray(uint32_t sets, uint32_t ways) : sets_(sets), ways_(ways), tags_(size_t(sets) * ways, kInvalid), stamp_(size_t(sets) * ways, 0), dirty_(size_t(sets) * ways, false) {}
+  static constexpr uint64_t kInvalid = ~uint64_t{0};
   // Looks up `line` in `set`; on a miss allocates it over the LRU way. Returns true on a hit.
-  bool access(uint32_t set, uint64_t line);
+  bool access(uint32_t set, uint64_t line) { return access(set, line, false, nullptr); }
+  // As above; `write` marks the line dirty. A dirty line evicted to make room is returned in
+  // *evicted (when given), for the write-back.
+  bool access(uint32_t set, uint64_t line, bool write, uint64_t* evicted);
   bool contains(uint32_t set, uint64_t line) const;
   uint32_t sets() const { return sets_; }
   uint32_t ways() const { return ways_; }
 
  private:
-  static constexpr uint64_t kInvalid = ~uint64_t{0};
   uint32_t sets_, ways_;
   std::vector<uint64_t> tags_;
   std::vector<uint64_t> stamp_;  // last use; 0 = never
+  std::vector<bool> dirty_;
   uint64_t clock_ = 0;
 };
 

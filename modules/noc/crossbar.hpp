@@ -31,6 +31,8 @@ class Crossbar : public sc_core::sc_module {
 
   uint64_t requests() const { return requests_; }
   sc_core::sc_time busy(uint32_t partition) const { return req_ports_.at(partition).busy_total(); }
+  sc_core::sc_time reply_busy(uint32_t partition) const { return reply_ports_.at(partition).busy_total(); }
+  uint32_t ports() const { return static_cast<uint32_t>(req_ports_.size()); }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

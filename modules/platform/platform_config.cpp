@@ -20,6 +20,34 @@ std::string read_kind(const ConfigNode& n, ModuleRole role) {
   return n.opt_enum("kind", kinds.front(), kinds);
 }
 
+// Defaults: GPGPU-Sim-like Pascal values, used for any unit a platform leaves out.
+void read_pipeline(const std::optional<ConfigNode>& n, PipelineParams& p) {
+  const UnitParams defaults[kUnitClasses] = {
+      {1, 4, 1}, {1, 4, 1}, {1, 8, 4}, {1, 20, 4}, {1, 32, 8}, {1, 1, 1}, {1, 4, 1}, {1, 1, 1}, {1, 1, 1}};
+  for (int u = 0; u < kUnitClasses; ++u) p.units[u] = defaults[u];
+  if (!n) return;
+  p.issue_width = n->opt_int("issue_width", 1, 1, 8);
+  p.fetch_latency = n->opt_int("fetch_latency_cycles", 2, 0, 1000);
+  p.barrier_latency = n->opt_int("barrier_latency_cycles", 1, 0, 1000);
+  if (auto units = n->opt("units")) {
+    for (auto& [name, u] : units->entries()) {
+      int cls = -1;
+      for (int k = 0; k < kUnitClasses; ++k)
+        if (name == unit_class_name(UnitClass(k))) cls = k;
+      const UnitClass c = UnitClass(cls);
+      if (cls < 0 || c == UnitClass::ldst || c == UnitClass::barrier || c == UnitClass::nop)
+        u.fail("unknown unit '" + name + "': expected sp, fma, dp, sfu, tensor or branch "
+               "(the ld/st unit's timing comes from l1d and shared memory)");
+      UnitParams& up = p.units[cls];
+      up.count = u.opt_int("count", up.count, 1, 64);
+      up.latency = u.opt_int("latency", up.latency, 1, 100000);
+      up.ii = u.opt_int("ii", up.ii, 1, 100000);
+      u.finish();
+    }
+  }
+  n->finish();
+}
+
 void read_sm(const ConfigNode& n, PlatformConfig& c) {
   SmParams& s = c.sm;
   c.sm_kind = read_kind(n, ModuleRole::sm);
@@ -50,13 +78,21 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
     pre->finish();
   }
   if (auto l1 = n.opt("l1d")) {
-    s.l1_sets = l1->req_int("sets", 1, 1 << 16);
-    s.l1_ways = l1->req_int("ways", 1, 1024);
-    s.l1_line_bytes = l1->req_int("line_bytes", 32, 4096);
-    s.l1_mshrs = l1->req_int("mshrs", 1, 1 << 16);
-    s.l1_latency = l1->req_int("latency_cycles", 1, 10000);
+    L1dParams& d = s.l1d;
+    d.sets = l1->req_int("sets", 1, 1 << 16);
+    d.ways = l1->req_int("ways", 1, 1024);
+    d.line_bytes = l1->req_int("line_bytes", 32, 4096);
+    if (!pow2(d.line_bytes)) l1->req("line_bytes").fail("must be a power of two");
+    d.mshrs = l1->req_int("mshrs", 1, 1 << 16);
+    d.latency = l1->req_int("latency_cycles", 1, 10000);
+    d.write_policy = l1->opt_enum("write_policy", "write_evict", {"write_evict", "write_through"}) == "write_through"
+                         ? L1dParams::WritePolicy::write_through
+                         : L1dParams::WritePolicy::write_evict;
+    d.bypass_global_loads = l1->opt_bool("bypass_global_loads", false);
     l1->finish();
   }
+  s.shared_mem_banks = n.opt_int("shared_mem_banks", 32, 1, 64);
+  read_pipeline(n.opt("pipeline"), s.pipeline);
   if (s.max_threads % s.warp_size) n.req("max_threads").fail("must be a multiple of warp_size");
   n.finish();
 }

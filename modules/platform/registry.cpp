@@ -38,7 +38,7 @@ ModuleRegistry make_builtin() {
                               c.planned_tbs, c.progress);
   });
   r.add(R::sm, "sm_tb", [](const std::string& n, uint32_t i, ElabContext& c) {
-    return new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline);
+    return new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline, c.cfg.quantum_cycles);
   });
   r.add(R::crossbar, "crossbar", [](const std::string& n, uint32_t, ElabContext& c) {
     return new Crossbar(n.c_str(), c.cfg.crossbar, ClockDomain(c.cfg.clocks.icnt), c.address_map);
@@ -47,7 +47,7 @@ ModuleRegistry make_builtin() {
     return new L2Slice(n.c_str(), c.cfg.l2, ClockDomain(c.cfg.clocks.l2), c.address_map);
   });
   r.add(R::dram, "memory_controller", [](const std::string& n, uint32_t, ElabContext& c) {
-    return new MemoryController(n.c_str(), c.cfg.dram, ClockDomain(c.cfg.clocks.dram));
+    return new MemoryController(n.c_str(), c.cfg.dram, ClockDomain(c.cfg.clocks.dram), c.address_map);
   });
   r.add(R::fill_unit, "fill_unit", [](const std::string& n, uint32_t, ElabContext& c) {
     return new FillUnit(n.c_str(), c.cfg.fill_unit, ClockDomain(c.cfg.clocks.core));

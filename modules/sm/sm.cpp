@@ -4,14 +4,17 @@
 
 #include <fmt/format.h>
 
+#include "common/error.hpp"
+
 namespace mpgpu {
 
 using sc_core::sc_time;
 
 Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
-       Timeline* timeline)
+       Timeline* timeline, uint32_t quantum_cycles)
     : sc_module(name), ctrl_in("ctrl_in"), ctrl_out("ctrl_out"), mem_out("mem_out"),
-      walk_out("walk_out"), id_(id), p_(p), clock_(clock), timeline_(timeline), res_(p) {
+      walk_out("walk_out"), id_(id), p_(p), clock_(clock), timeline_(timeline), res_(p),
+      pipe_(p, *this), quantum_cycles_(std::max(1u, quantum_cycles)), warp_tbs_(p.max_tbs) {
   ctrl_in.register_b_transport(this, &Sm::ctrl_b_transport);
   SC_THREAD(run);
   if (timeline_ && timeline_->enabled()) {
@@ -37,6 +40,17 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   ext->accepted = alloc.has_value();
   if (!alloc) return;
   const sc_time start = sc_core::sc_time_stamp() + delay;
+  if (idle()) busy_since_ = start;
+  if (warp_level(*d->launch->kernel)) {
+    if (d->restore) throw SimError(name() + std::string(": restoring a preempted warp-level TB is not modelled"));
+    warp_tbs_.at(alloc->slot) = {d->launch, d->tb, *alloc, start, start, false};
+    ++warp_tbs_live_;
+    if (!pipe_.launch_tb(alloc->slot, d->launch, d->tb, clock_.to_cycles_ceil(start)))
+      throw SimError(name() + std::string(": no free warp slots for an admitted TB"));
+    stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
   uint64_t cycles;
   sc_time run_start = start;
   if (d->restore) {  // trap routine, then the TB's context comes back from its save area
@@ -49,9 +63,8 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   } else {
     cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
   }
-  if (resident_.empty()) busy_since_ = start;
   resident_.push({d->launch, d->tb, *alloc, start, run_start + clock_.cycles(double(cycles)), run_start});
-  stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()));
+  stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -62,29 +75,90 @@ void Sm::run() {
       finish_save();
       continue;
     }
-    if (resident_.empty()) {
-      if (save_pending_)
-        wait(save_done_ - now, wake_);
-      else
-        wait(wake_);
-      continue;
-    }
-    sc_time next = resident_.top().end;
-    if (save_pending_ && save_done_ < next) next = save_done_;
-    if (next > now) {
-      wait(next - now, wake_);
-      continue;
-    }
-    // Pop all TBs ending now first, then report: reports may trigger new dispatches.
+    report_warp_tbs(now);
+    // Pop all TB-level TBs ending now first, then report: reports may trigger new dispatches.
     std::vector<Resident> done;
     while (!resident_.empty() && resident_.top().end <= now) {
       done.push_back(resident_.top());
       resident_.pop();
       res_.release(done.back().alloc);
     }
-    if (resident_.empty() && !save_pending_) stats_.busy += now - busy_since_;
+    if (!done.empty() && idle() && !save_pending_) stats_.busy += now - busy_since_;
     for (const auto& r : done) finish(r);
+    if (!done.empty()) continue;
+    sc_time next = sc_core::SC_ZERO_TIME;
+    bool timed = false;
+    auto consider = [&](const sc_time& t) {
+      if (!timed || t < next) next = t;
+      timed = true;
+    };
+    if (!resident_.empty()) consider(resident_.top().end);
+    if (save_pending_) consider(save_done_);
+    if (warp_tbs_live_ > 0) consider(step_pipeline(now));
+    if (timed && next <= now) continue;
+    if (timed)
+      wait(next - now, wake_);
+    else
+      wait(wake_);
   }
+}
+
+sc_time Sm::step_pipeline(const sc_time& now) {
+  const uint64_t now_cycle = clock_.to_cycles_ceil(now);
+  if (pipe_.busy() && pipe_.cycle() <= now_cycle) {
+    pipe_.advance_to(now_cycle);
+    pipe_.run_until(now_cycle + quantum_cycles_);
+  }
+  for (const FinishedTb& f : pipe_.finished()) {
+    WarpTb& t = warp_tbs_.at(f.slot);
+    t.finished = true;
+    t.end = clock_.cycles(double(f.cycle));
+  }
+  pipe_.finished().clear();
+  // Wake at the next report, or when simulated time catches up with the pipeline.
+  sc_time next = pipe_.busy() ? clock_.cycles(double(pipe_.cycle())) : sc_core::SC_ZERO_TIME;
+  bool any = pipe_.busy();
+  for (const WarpTb& t : warp_tbs_)
+    if (t.launch && t.finished && (!any || t.end < next)) next = t.end, any = true;
+  return any ? std::max(next, now) : now + clock_.period();
+}
+
+void Sm::report_warp_tbs(const sc_time& now) {
+  std::vector<Resident> done;
+  for (WarpTb& t : warp_tbs_) {
+    if (!t.launch || !t.finished || t.end > now) continue;
+    res_.release(t.alloc);
+    done.push_back({t.launch, t.tb, t.alloc, t.start, t.end, t.start});
+    t = WarpTb{};
+    --warp_tbs_live_;
+  }
+  if (!done.empty() && idle() && !save_pending_) stats_.busy += now - busy_since_;
+  for (const auto& r : done) finish(r);
+}
+
+uint64_t Sm::access(const MemAccess& a) {
+  static uint8_t line[4096];  // targets model timing only; the data pointer is never read
+  tlm::tlm_generic_payload gp;
+  gpu_mem_ext ext;
+  ext.context = a.launch->context;
+  ext.kernel = a.launch->id;
+  ext.sm = id_;
+  ext.warp = a.warp;
+  ext.tb = a.tb;
+  ext.kind = a.kind;
+  ext.vaddr = a.addr;
+  gp.set_command(a.kind == AccessKind::store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  gp.set_address(a.addr);
+  gp.set_data_ptr(line);
+  gp.set_data_length(a.bytes);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  gp.set_extension(&ext);
+  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time at = clock_.cycles(double(a.cycle));
+  sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+  mem_out->b_transport(gp, delay);
+  gp.clear_extension(&ext);
+  return std::max(a.cycle + 1, clock_.to_cycles_ceil(now + delay));
 }
 
 uint32_t Sm::context_bytes(const KernelLaunch& l) const {
@@ -123,6 +197,9 @@ sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool 
 
 void Sm::start_save(sc_time delay) {
   const sc_time now = sc_core::sc_time_stamp() + delay;
+  if (warp_tbs_live_ > 0)
+    throw SimError(name() + std::string(": context switch of warp-level TBs is not modelled in this version "
+                                        "(use TB-level kernels for preemption studies, or preemption: draining)"));
   // Freeze every TB still running; the ones ending by now finish normally.
   std::vector<Resident> keep;
   sc_time issue_at = now + clock_.cycles(p_.drain_cycles + p_.trap_cycles);
@@ -159,7 +236,7 @@ void Sm::finish_save() {
       timeline_->instant(Timeline::sm_pid(id_), alloc.slot, "saved " + rec.launch->kernel->name, to_ns(save_done_));
   }
   saving_.clear();
-  if (resident_.empty()) stats_.busy += sc_core::sc_time_stamp() - busy_since_;
+  if (idle()) stats_.busy += sc_core::sc_time_stamp() - busy_since_;
   gpu_ctrl_ext ext;
   ext.command = CtrlCommand::preempted;
   ext.sm = id_;

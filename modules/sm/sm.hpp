@@ -15,6 +15,7 @@
 #include "common/payload.hpp"
 #include "common/timeline.hpp"
 #include "extensions/ptbq.hpp"
+#include "sm/pipeline.hpp"
 #include "sm/sm_resources.hpp"
 #include "workload/kernel.hpp"
 
@@ -54,7 +55,9 @@ struct SmStats {
 // Where a TB's context is saved: each launch has its own preallocated area.
 uint64_t save_address(const KernelLaunch& l, uint64_t save_pointer);
 
-class Sm : public sc_core::sc_module {
+// Kernels with a warp program or a trace run instruction by instruction on the SM's pipeline
+// (temporally decoupled by the platform's quantum); TB-level kernels run for a sampled time.
+class Sm : public sc_core::sc_module, private MemoryPort {
  public:
   tlm_utils::simple_target_socket<Sm> ctrl_in;      // dispatch / status from the block scheduler
   tlm_utils::simple_initiator_socket<Sm> ctrl_out;  // TB finished, to the block scheduler
@@ -62,12 +65,13 @@ class Sm : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Sm> walk_out;  // L1 TLB misses, to the fill unit
 
   Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
-     Timeline* timeline);
+     Timeline* timeline, uint32_t quantum_cycles = 1);
   SC_HAS_PROCESS(Sm);
 
   uint32_t id() const { return id_; }
   const SmStats& stats() const { return stats_; }
   const SmResources& resources() const { return res_; }
+  const SmPipeline& pipeline() const { return pipe_; }
 
  private:
   struct Resident {
@@ -80,6 +84,19 @@ class Sm : public sc_core::sc_module {
       return end != o.end ? end > o.end : (launch->id != o.launch->id ? launch->id > o.launch->id : tb > o.tb);
     }
   };
+  // A warp-level TB in the pipeline, by TB slot.
+  struct WarpTb {
+    KernelLaunch* launch = nullptr;
+    uint32_t tb = 0;
+    TbAllocation alloc;
+    sc_core::sc_time start, end;
+    bool finished = false;  // the pipeline is done with it; reported at `end`
+  };
+  uint64_t access(const MemAccess& a) override;
+  bool idle() const { return resident_.empty() && warp_tbs_live_ == 0; }
+  // Runs the pipeline up to one quantum ahead of simulated time; returns when to wake next.
+  sc_core::sc_time step_pipeline(const sc_core::sc_time& now);
+  void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
   void finish(const Resident& r);
@@ -103,6 +120,10 @@ class Sm : public sc_core::sc_module {
   std::vector<std::pair<SavedTbRecord, TbAllocation>> saving_;
   sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
   bool save_pending_ = false;
+  SmPipeline pipe_;
+  uint32_t quantum_cycles_;
+  std::vector<WarpTb> warp_tbs_;
+  uint32_t warp_tbs_live_ = 0;
 };
 
 }  // namespace mpgpu

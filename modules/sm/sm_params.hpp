@@ -1,10 +1,29 @@
 #pragma once
 // Per-SM resources and organization, as elaborated from the platform's `sm` section.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "sm/l1d_cache.hpp"
+#include "workload/instruction.hpp"
+
 namespace mpgpu {
+
+// A functional unit class: instances per warp scheduler (sub-core), result latency and initiation
+// interval (cycles between two issues to one instance). The ld/st unit is one per SM.
+struct UnitParams {
+  uint32_t count = 1, latency = 4, ii = 1;
+};
+
+// The warp-level pipeline (SPEC 1): issue width per scheduler, refetch latency after a
+// fetch-disabling instruction, and the functional units indexed by UnitClass.
+struct PipelineParams {
+  uint32_t issue_width = 1;
+  uint32_t fetch_latency = 2;
+  uint32_t barrier_latency = 1;
+  std::array<UnitParams, kUnitClasses> units{};
+};
 
 struct SmParams {
   uint32_t count = 1;
@@ -17,9 +36,10 @@ struct SmParams {
   uint32_t shared_mem_default = 0;      // carve-out used unless a kernel needs more
   uint32_t warp_schedulers = 4;
   std::string warp_scheduler = "gto";
-  // L1 data cache (used by the warp-level model; validated and reported here).
-  uint32_t l1_sets = 32, l1_ways = 4, l1_line_bytes = 128, l1_mshrs = 64, l1_latency = 35;
+  L1dParams l1d;
   uint32_t shared_mem_latency = 26;
+  uint32_t shared_mem_banks = 32;  // 4-byte banks
+  PipelineParams pipeline;
   // Context switch (SPEC 2): drain in-flight instructions, then a trap routine saves (or restores)
   // registers, shared memory and TB state, one line per cycle from the SM.
   uint32_t drain_cycles = 500;

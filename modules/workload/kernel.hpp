@@ -1,10 +1,14 @@
 #pragma once
 // TB-level kernel description (DESIGN, Workloads: fidelity 1) and one launch of it.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace mpgpu {
+
+struct WarpProgram;
+struct TraceKernel;
 
 // How long one TB runs, in SM core cycles, once resolved against a platform.
 struct TbTimeDist {
@@ -27,13 +31,20 @@ struct KernelDesc {
   uint32_t shared_mem_per_tb = 0;    // bytes
   bool idempotent = true;
   uint64_t instructions_per_tb = 0;  // warp instructions; 0 = not given
-  TbTimeDist tb_time;
+  TbTimeDist tb_time;                // TB level only
+  // Warp level (DESIGN, Workloads): the program every warp runs, or a SASS trace of the kernel.
+  // Either one makes the SM execute the kernel instruction by instruction.
+  std::shared_ptr<const WarpProgram> program;
+  std::shared_ptr<const TraceKernel> trace;
+  uint32_t qos_budget = 1;           // QAWS warp-scheduler budget (SPEC 7): higher QoS, larger
   // Published reference numbers, kept for comparison only.
   std::optional<uint32_t> published_max_tbs_per_sm;
   std::optional<double> published_kernel_time_us;
   std::optional<double> published_tb_time_us;
   std::string source;  // file:line:col of the definition, for messages
 };
+
+inline bool warp_level(const KernelDesc& k) { return k.program || k.trace; }
 
 // Cycles TB `tb` of launch `launch_uid` runs for: depends only on (seed, launch, tb).
 uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_uid, uint32_t tb);

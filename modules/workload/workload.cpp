@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "workload/program.hpp"
 
 namespace mpgpu {
 
@@ -82,7 +83,16 @@ KernelDesc parse_kernel(const std::string& name, const ConfigNode& n) {
   k.shared_mem_per_tb = n.opt_int("shared_mem_per_tb", 0, 0, 1 << 24);
   k.idempotent = n.opt_bool("idempotent", true);
   k.instructions_per_tb = n.opt_int("instructions_per_tb", 0, 0, int64_t{1} << 40);
-  k.tb_time = parse_tb_time(n.req("tb_time"));
+  if (auto prog = n.opt("program")) {
+    k.program = std::make_shared<const WarpProgram>(parse_program(*prog, 32));
+    if (n.has("tb_time")) n.req("tb_time").fail("a warp-level kernel (program) takes no tb_time: its time comes from the pipeline");
+    if (k.program->max_register * k.threads_per_tb > k.registers_per_tb)
+      prog->fail("the program uses r" + std::to_string(k.program->max_register - 1) + " but the kernel allocates only " +
+                 std::to_string(k.registers_per_tb / k.threads_per_tb) + " registers per thread");
+  } else {
+    k.tb_time = parse_tb_time(n.req("tb_time"));
+  }
+  k.qos_budget = n.opt_int("qos_budget", 1, 1, 1 << 16);
   if (auto p = n.opt("published")) {
     if (auto v = p->opt("max_tbs_per_sm")) k.published_max_tbs_per_sm = v->as_int(0, 1024);
     if (auto v = p->opt("kernel_time_us")) k.published_kernel_time_us = v->as_num(0, 1e12);

@@ -1,0 +1,140 @@
+#include "dram/dram_channel.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace mpgpu {
+
+DramChannel::DramChannel(const DramParams& p, bool reorder_row_hits, uint64_t horizon)
+    : p_(p), reorder_(reorder_row_hits), horizon_(horizon), banks_(p.banks) {}
+
+uint64_t DramChannel::fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const {
+  uint64_t c = lower, before;
+  do {  // each table only pushes c later; stop when all agree
+    before = c;
+    c = command_bus_.earliest(c, 1);
+    if (spacing) c = spacing->earliest(c, window);
+  } while (c != before);
+  return c;
+}
+
+std::vector<uint64_t> DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts,
+                                               bool is_write) const {
+  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
+  // Later bursts of the same request start past this one's command, tCCD window and data, so
+  // they can be fitted before any of them is booked.
+  const uint64_t step = std::max<uint64_t>({p_.timing.CCD, burst, 1});
+  // Past the end of all three tables everything is free: a search that keeps bouncing between
+  // gaps of different tables (a deep backlog, mixed read and write latencies) goes there.
+  const uint64_t tail = std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
+  std::vector<uint64_t> cas;
+  uint64_t c = lower, before;
+  for (uint32_t k = 0; k < bursts; ++k) {
+    int rounds = 0;
+    do {
+      before = c;
+      if (++rounds > kMaxFitRounds) c = std::max(c, tail);
+      c = command_bus_.earliest(c, 1);
+      c = column_spacing_.earliest(c, p_.timing.CCD);
+      c = data_bus_.earliest(c + lat, burst) - lat;
+    } while (c != before);
+    if (c > latest) return {};
+    cas.push_back(c);
+    c += step;
+  }
+  return cas;
+}
+
+void DramChannel::book_columns(const std::vector<uint64_t>& cas, Bank& bank, RowWindow& w, uint32_t index,
+                               bool is_write) {
+  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
+  const uint64_t to_pre = is_write ? p_.write_to_precharge() : p_.read_to_precharge();
+  for (uint64_t c : cas) {
+    command_bus_.book(c, 1);
+    column_spacing_.book(c, p_.timing.CCD);
+    data_bus_.book(c + lat, burst);
+    bus_busy_ += burst;
+    w.pre_ready = std::max(w.pre_ready, c + to_pre);
+    log(c, is_write ? DramCommandKind::write : DramCommandKind::read, uint32_t(&bank - banks_.data()), w.row, index);
+  }
+  bank.fcfs_floor = std::max(bank.fcfs_floor, cas.back() + 1);
+}
+
+void DramChannel::log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t row, uint32_t index) {
+  if (log_) log_->push_back({cycle, k, bank, row, index});
+}
+
+void DramChannel::forget_old() {
+  for (BusyIntervals* t : {&command_bus_, &column_spacing_, &act_spacing_, &data_bus_}) t->forget_before(floor_);
+  for (Bank& b : banks_)  // a window closed before the floor can take no column command any more
+    while (b.windows.size() > 1 && b.windows.front().pre <= floor_) b.windows.pop_front();
+}
+
+DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, bool is_write, uint32_t bytes) {
+  if (bank >= banks_.size())
+    throw std::out_of_range("DRAM bank " + std::to_string(bank) + " of " + std::to_string(banks_.size()));
+  const uint32_t index = uint32_t(served_++);
+  latest_arrival_ = std::max(latest_arrival_, arrival);
+  if (latest_arrival_ > horizon_) floor_ = std::max(floor_, latest_arrival_ - horizon_);
+  if (served_ % 1024 == 0) forget_old();
+
+  const DramTiming& t = p_.timing;
+  const uint32_t bursts = p_.bursts_for(bytes);
+  const uint64_t to_pre = is_write ? p_.write_to_precharge() : p_.read_to_precharge();
+  Bank& bk = banks_[bank];
+  const uint64_t lower = std::max(arrival, reorder_ ? floor_ : std::max(floor_, bk.fcfs_floor));
+
+  // Row hit: the open row, or (reordering) an earlier activation of the row before its booked PRE.
+  std::vector<uint64_t> cas;
+  RowWindow* hit = nullptr;
+  size_t looked = 0;
+  for (auto w = bk.windows.rbegin(); w != bk.windows.rend() && looked++ < kBackFillWindows; ++w) {
+    const bool open = w->pre == kOpen;
+    if (!open && (!reorder_ || w->pre <= lower)) break;  // older windows closed earlier still
+    if (w->row != row || (!open && w->pre < to_pre)) continue;
+    std::vector<uint64_t> fit = fit_columns(std::max(lower, w->act + t.RCD), open ? kOpen : w->pre - to_pre, bursts, is_write);
+    if (!fit.empty() && (cas.empty() || fit.back() < cas.back())) {
+      cas = std::move(fit);
+      hit = &*w;
+    }
+  }
+
+  DramAccess out{};
+  if (hit) {
+    out.outcome = RowOutcome::hit;
+    out.reordered = hit->pre != kOpen;
+    book_columns(cas, bk, *hit, index, is_write);
+  } else {
+    uint64_t act_lower = lower;
+    out.outcome = RowOutcome::miss;
+    if (!bk.windows.empty()) {  // open page: the last window is the open row
+      RowWindow& open = bk.windows.back();
+      out.outcome = RowOutcome::conflict;
+      const uint64_t pre = fit_command(std::max(lower, open.pre_ready), 0, nullptr);
+      command_bus_.book(pre, 1);
+      open.pre = pre;
+      log(pre, DramCommandKind::precharge, bank, open.row, index);
+      act_lower = std::max({act_lower, pre + t.RP, open.act + t.RC});
+    }
+    const uint64_t act = fit_command(act_lower, t.RRD, &act_spacing_);
+    command_bus_.book(act, 1);
+    act_spacing_.book(act, t.RRD);
+    log(act, DramCommandKind::activate, bank, row, index);
+    bk.windows.push_back({row, act, kOpen, act + t.RAS});
+    cas = fit_columns(std::max(lower, act + t.RCD), kOpen, bursts, is_write);
+    book_columns(cas, bk, bk.windows.back(), index, is_write);
+  }
+
+  out.row_hit = out.outcome == RowOutcome::hit;
+  out.completion = cas.back() + (is_write ? t.WL : t.CL) + p_.burst_cycles();
+  (is_write ? writes_ : reads_)++;
+  bytes_ += bytes;
+  hits_ += out.outcome == RowOutcome::hit;
+  misses_ += out.outcome == RowOutcome::miss;
+  conflicts_ += out.outcome == RowOutcome::conflict;
+  reordered_ += out.reordered;
+  return out;
+}
+
+}  // namespace mpgpu

@@ -1,0 +1,114 @@
+#pragma once
+// Loosely-timed DRAM channel: banks with row buffers (open-page policy), the DRAM timings, the
+// command bus and the data bus. serve() books one request's commands at once and returns when
+// its last data beat leaves the bus; nothing booked earlier ever moves, so a time handed back
+// to the caller stays true. Cycle unit: DRAM command clock.
+//
+// Per request, per bank:
+//   row hit      -> RD/WR (data after CL / WL)
+//   bank closed  -> ACT, tRCD, RD/WR                                  (row miss)
+//   other row    -> PRE (after tRAS since ACT, the read/write-to-precharge of the row's column
+//                   commands, incl. tWR), tRP, ACT (tRC, tRRD), tRCD, RD/WR   (row conflict)
+// A request of N bytes is ceil(N / (bus_bytes x burst_length)) bursts, one column command each,
+// tCCD apart, each holding the data bus burst_length / data_rate cycles. Channel resources
+// (one command per cycle, tCCD, tRRD, data bus) are reservation tables that keep their gaps.
+//
+// Reordering (the LT form of FR-FCFS). The core schedules in call order, which is arrival
+// order up to the temporal-decoupling skew between callers. Within that:
+//  * It CAN let a younger request use any slot still free on the channel: a request to another
+//    bank takes command, tCCD, tRRD and data-bus gaps before commands booked for older requests
+//    (bank-level parallelism, as every controller has).
+//  * It CAN serve a younger row hit ahead of an older, already-scheduled row conflict
+//    ("first-ready"): each bank remembers its recent row activations as windows
+//    [ACT + tRCD, PRE - read/write-to-precharge]. A request whose row is the open row, or the row
+//    of an activation that a booked PRE will close, issues its column commands inside that
+//    window if the channel has room there. The booked PRE was placed as early as it could go
+//    (tRAS, the row's earlier column commands, the conflicting request's own arrival, a busy
+//    command bus), so a hit that fits before it changes no returned time. The bank's 4 newest
+//    activations are tried; the earliest completion wins. Counted in
+//    reordered_hits(). Off with reorder_row_hits = false (strict FCFS per bank).
+//  * It CANNOT postpone a booked PRE/ACT to make room for a hit, even when a real FR-FCFS
+//    scheduler would (hit queued before the PRE issued, but too late to finish its column
+//    command before it): that would change a completion already returned. Such a hit opens its
+//    row again after the conflicting request (a second conflict). FrFcfsScheduler, which sees
+//    the whole queue, is the reference for this.
+//  * It CANNOT reorder requests of one bank that miss every scheduled window: they run in
+//    call order. A request called with an arrival earlier than another already served is not
+//    moved ahead of it, beyond the gap filling above.
+// Not modelled: tFAW, write-to-read and read-to-write bus turnaround (tWTR, tRTW), refresh.
+// Bookings older than `horizon` cycles before the latest arrival are forgotten; a request
+// arriving before that point is treated as arriving at it (bounded memory, never a double
+// booking).
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "dram/busy_intervals.hpp"
+#include "dram/dram_commands.hpp"
+#include "dram/dram_timing.hpp"
+
+namespace mpgpu {
+
+struct DramAccess {
+  uint64_t completion;  // cycle after the last data beat of the request
+  bool row_hit;
+  RowOutcome outcome;
+  bool reordered;       // a row hit served ahead of an already-booked PRE of its bank
+};
+
+class DramChannel {
+ public:
+  explicit DramChannel(const DramParams& p, bool reorder_row_hits = true, uint64_t horizon = 1u << 16);
+
+  DramAccess serve(uint64_t arrival, uint32_t bank, uint64_t row, bool is_write, uint32_t bytes);
+  DramAccess serve(const DramRequest& r) { return serve(r.arrival, r.bank, r.row, r.is_write, r.bytes); }
+
+  uint64_t reads() const { return reads_; }
+  uint64_t writes() const { return writes_; }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t row_hits() const { return hits_; }
+  uint64_t row_misses() const { return misses_; }        // bank had no open row
+  uint64_t row_conflicts() const { return conflicts_; }  // another row was open
+  uint64_t reordered_hits() const { return reordered_; }
+  uint64_t bus_busy_cycles() const { return bus_busy_; }
+  uint64_t bus_free_at() const { return data_bus_.end(); }  // end of the latest booked burst
+  const DramParams& params() const { return p_; }
+
+  // Tests: every command booked from now on is appended here (in booking order).
+  void record_commands(std::vector<DramCommand>* log) { log_ = log; }
+
+ private:
+  // One activation of a row: its column commands fit in [act + tRCD, pre - to-precharge].
+  struct RowWindow {
+    uint64_t row, act;
+    uint64_t pre = kOpen;     // booked PRE, kOpen while the row stays open
+    uint64_t pre_ready;       // earliest PRE allowed by tRAS and the booked column commands
+  };
+  struct Bank {
+    std::deque<RowWindow> windows;  // oldest first; the last one may be open
+    uint64_t fcfs_floor = 0;        // reorder off: after the bank's previous request
+  };
+  static constexpr uint64_t kOpen = UINT64_MAX;
+  static constexpr size_t kBackFillWindows = 4;  // newest activations of a bank tried for a hit
+  static constexpr int kMaxFitRounds = 64;        // gap search across tables, then the tail
+
+  // Column commands of one request: earliest cycles >= lower, each <= latest; empty if none fit.
+  std::vector<uint64_t> fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write) const;
+  uint64_t fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const;
+  void book_columns(const std::vector<uint64_t>& cas, Bank& bank, RowWindow& w, uint32_t index, bool is_write);
+  void log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t row, uint32_t index);
+  void forget_old();
+
+  DramParams p_;
+  bool reorder_;
+  uint64_t horizon_;
+  std::vector<Bank> banks_;
+  BusyIntervals command_bus_, column_spacing_, act_spacing_, data_bus_;  // tCCD and tRRD windows
+  uint64_t latest_arrival_ = 0, floor_ = 0;
+  uint64_t served_ = 0;
+  uint64_t reads_ = 0, writes_ = 0, bytes_ = 0, hits_ = 0, misses_ = 0, conflicts_ = 0, reordered_ = 0;
+  uint64_t bus_busy_ = 0;
+  std::vector<DramCommand>* log_ = nullptr;
+};
+
+}  // namespace mpgpu

@@ -1,0 +1,62 @@
+#include "sm/l1d_cache.hpp"
+
+namespace mpgpu {
+
+L1dCache::L1dCache(const L1dParams& p) : p_(p), ways_(size_t(p.sets) * p.ways) {}
+
+L1dCache::Way* L1dCache::find(uint64_t line) {
+  Way* set = &ways_[size_t(set_of(line)) * p_.ways];
+  for (uint32_t w = 0; w < p_.ways; ++w)
+    if (set[w].line == line) return &set[w];
+  return nullptr;
+}
+
+L1dCache::Lookup L1dCache::lookup(uint64_t line, uint64_t at) {
+  Way* w = find(line);
+  if (!w) {
+    ++misses_;
+    return {Outcome::miss, at};
+  }
+  w->last_use = ++stamp_;
+  if (w->fill <= at) {
+    ++hits_;
+    return {Outcome::hit, at};
+  }
+  ++merged_;  // the line is on its way: the MSHR merges this request
+  return {Outcome::merged, w->fill};
+}
+
+uint64_t L1dCache::mshr_free_at(uint64_t at) {
+  while (!mshr_release_.empty() && mshr_release_.top() <= at) mshr_release_.pop();
+  if (mshr_release_.size() < p_.mshrs) return at;
+  ++mshr_full_;
+  return mshr_release_.top();
+}
+
+void L1dCache::miss(uint64_t line, uint64_t at, uint64_t fill, bool allocate) {
+  while (!mshr_release_.empty() && mshr_release_.top() <= at) mshr_release_.pop();
+  mshr_release_.push(fill);
+  mshr_busy_ += fill - at;
+  if (!allocate) return;
+  // Victim: an invalid way, else the LRU way whose fill is done; a set full of pending fills
+  // cannot take the line (it is fetched without allocating).
+  Way* set = &ways_[size_t(set_of(line)) * p_.ways];
+  Way* victim = nullptr;
+  for (uint32_t w = 0; w < p_.ways; ++w) {
+    Way& c = set[w];
+    if (c.line == ~uint64_t{0}) {
+      victim = &c;
+      break;
+    }
+    if (c.fill <= at && (!victim || c.last_use < victim->last_use)) victim = &c;
+  }
+  if (!victim) return;
+  *victim = {line, fill, ++stamp_};
+}
+
+void L1dCache::store(uint64_t line) {
+  if (p_.write_policy == L1dParams::WritePolicy::write_through) return;
+  if (Way* w = find(line)) *w = Way{};
+}
+
+}  // namespace mpgpu

@@ -1,0 +1,351 @@
+#include "sm/pipeline.hpp"
+
+#include <algorithm>
+
+#include "sm/coalescer.hpp"
+
+namespace mpgpu {
+
+namespace {
+constexpr uint64_t kNever = ~uint64_t{0};
+}
+
+SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
+    : p_(p), port_(port), l1d_(p.l1d), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
+  for (uint32_t s = 0; s < p.warp_schedulers; ++s) {
+    schedulers_.push_back(make_warp_scheduler(p.warp_scheduler));
+    std::vector<std::vector<uint64_t>> units(kUnitClasses);
+    for (int u = 0; u < kUnitClasses; ++u) units[u].assign(std::max(1u, p.pipeline.units[u].count), 0);
+    unit_free_.push_back(std::move(units));
+  }
+}
+
+bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle) {
+  const KernelDesc& k = *launch->kernel;
+  const TraceTb* ttb = nullptr;
+  uint32_t nwarps = (k.threads_per_tb + p_.warp_size - 1) / p_.warp_size;
+  if (k.trace) {
+    ttb = tb < k.trace->tbs.size() ? &k.trace->tbs[tb] : nullptr;
+    nwarps = ttb ? static_cast<uint32_t>(ttb->warps.size()) : 0;
+  }
+  std::vector<uint32_t> free_slots;
+  for (uint32_t w = 0; w < warps_.size() && free_slots.size() < nwarps; ++w)
+    if (!warps_[w].live) free_slots.push_back(w);
+  if (free_slots.size() < nwarps) return false;
+  advance_to(cycle);
+  PipelineStats& ks = per_kernel_[launch->id];
+  ++ks.tbs;
+  ++stats_.tbs;
+  TbSlot& t = tbs_.at(slot);
+  t = TbSlot{true, launch, tb, nwarps, 0, cycle_ + 1, free_slots};
+  const uint32_t regs = k.trace ? 256 : std::max(1u, k.program->max_register);
+  for (uint32_t i = 0; i < nwarps; ++i) {
+    const uint32_t wid = free_slots[i];
+    Warp& w = warps_[wid];
+    w.live = true;
+    w.at_barrier = false;
+    w.tb_slot = slot;
+    w.warp_in_tb = i;
+    w.scheduler = wid % p_.warp_schedulers;
+    w.regs.assign(regs, Reg{});
+    w.fetch_ready = cycle_;
+    w.last_write = cycle_;
+    w.kstats = &ks;
+    if (ttb)
+      w.code.start_trace(k.trace.get(), &ttb->warps[i]);
+    else
+      w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0});
+    ++ks.warps;
+    ++stats_.warps;
+    ++live_warps_;
+    if (w.code.done()) {  // a warp with nothing to run never joins a scheduler
+      exit_warp(wid, w);
+      continue;
+    }
+    refresh_ready(w);
+    schedulers_[w.scheduler]->set_budget(launch->id, k.qos_budget);
+    schedulers_[w.scheduler]->add_warp(wid, age_++, launch->id);
+  }
+  if (nwarps == 0) {
+    t.live = false;
+    finished_.push_back({slot, cycle_ + 1});
+  }
+  return true;
+}
+
+uint64_t* SmPipeline::unit_slot(uint32_t scheduler, UnitClass u) {
+  if (u == UnitClass::ldst) return &ldst_free_;
+  auto& inst = unit_free_[scheduler][static_cast<int>(u)];
+  return &*std::min_element(inst.begin(), inst.end());
+}
+
+SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) const {
+  if (w.at_barrier) return Block::control;
+  if (w.ready > cycle_) {
+    wake = w.ready;
+    return w.ready > w.fetch_ready ? Block::operands : Block::control;
+  }
+  const UnitClass u = w.code.head().unit;
+  if (u == UnitClass::nop || u == UnitClass::barrier) return Block::none;
+  uint64_t free_at;
+  if (u == UnitClass::ldst) {
+    free_at = ldst_free_;
+  } else {
+    const auto& inst = unit_free_[w.scheduler][static_cast<int>(u)];
+    free_at = *std::min_element(inst.begin(), inst.end());
+  }
+  if (free_at <= cycle_) return Block::none;
+  wake = free_at;
+  return Block::unit;
+}
+
+bool SmPipeline::issue_on(uint32_t s) {
+  WarpScheduler& sched = *schedulers_[s];
+  if (sched.size() == 0) return false;
+  const std::vector<uint32_t>& order = sched.order();
+  uint32_t issued = 0;
+  std::optional<uint32_t> first;
+  uint64_t wake = 0;
+  exits_.clear();
+  for (uint32_t wid : order) {
+    Warp& w = warps_[wid];
+    if (blocked(w, wake) != Block::none) continue;
+    issue(wid, w);
+    if (!w.live) exits_.push_back(wid);
+    if (!first) first = wid;
+    if (++issued == p_.pipeline.issue_width) break;
+  }
+  if (first) ++warps_[*first].kstats->issue_cycles;
+  sched.issued(first);
+  for (uint32_t wid : exits_) sched.remove_warp(wid);  // after issued(): `order` stays valid until then
+  return issued > 0;
+}
+
+void SmPipeline::issue(uint32_t wid, Warp& w) {
+  const Decoded d = w.code.head();
+  const uint64_t c = cycle_;
+  ++stats_.warp_instructions;
+  ++w.kstats->warp_instructions;
+  stats_.thread_instructions += d.lanes;
+  w.kstats->thread_instructions += d.lanes;
+  uint64_t commit = c + 1;
+  bool from_memory = false;
+  const UnitParams& up = p_.pipeline.units[static_cast<int>(d.unit)];
+  switch (d.unit) {
+    case UnitClass::nop:
+    case UnitClass::barrier:
+      break;
+    case UnitClass::ldst: {
+      if (d.space == MemSpace::none) {  // no addresses (e.g. all lanes off): one pass, no data
+        ldst_free_ = c + 1;
+        break;
+      }
+      uint64_t busy = 1;
+      execute_memory(w, d, wid, commit, busy);
+      ldst_free_ = c + busy;
+      from_memory = d.space != MemSpace::shared;
+      break;
+    }
+    default:
+      *unit_slot(w.scheduler, d.unit) = c + up.ii;
+      commit = c + up.latency;
+      break;
+  }
+  for (int i = 0; i < d.ndst; ++i)
+    if (d.dst[i] < w.regs.size()) w.regs[d.dst[i]] = {commit, from_memory};
+  w.last_write = std::max(w.last_write, commit);
+  // Fetch: disabled after a control-flow instruction until it commits, after a memory
+  // instruction until it issues (now); otherwise the next instruction is already decoded.
+  if (d.unit == UnitClass::branch)
+    w.fetch_ready = commit + p_.pipeline.fetch_latency;
+  else if (d.unit == UnitClass::ldst)
+    w.fetch_ready = c + p_.pipeline.fetch_latency;
+  else
+    w.fetch_ready = c + 1;
+  w.code.next();
+  if (w.code.done()) {
+    exit_warp(wid, w);
+    return;
+  }
+  if (d.unit == UnitClass::barrier) {
+    barrier_arrive(w);
+    return;
+  }
+  refresh_ready(w);
+}
+
+void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t& done, uint64_t& busy) {
+  const uint64_t c = cycle_;
+  const int n = w.code.addresses(addr_buf_);
+  PipelineStats& ks = *w.kstats;
+  const TbSlot& tb = tbs_[w.tb_slot];
+  if (d.space == MemSpace::shared) {
+    const uint32_t passes = shared_bank_conflicts(addr_buf_, n, p_.shared_mem_banks);
+    busy = std::max(1u, d.op == MemOp::atomic ? 2 * passes : passes);  // atomics read and write
+    done = c + p_.shared_mem_latency + busy - 1;
+    ++stats_.shared_accesses, ++ks.shared_accesses;
+    stats_.shared_conflict_passes += passes, ks.shared_conflict_passes += passes;
+    return;
+  }
+  if (d.space == MemSpace::constant) {  // constant cache: modelled as always hitting
+    done = c + p_.l1d.latency;
+    return;
+  }
+  CoalescedLines lines;
+  const uint32_t lb = p_.l1d.line_bytes;
+  coalesce(addr_buf_, n, std::max<uint32_t>(1, d.width), lb, lines);
+  busy = std::max(1, lines.count);  // the L1 tag port takes one line per cycle
+  done = c + 1;
+  const uint32_t lat = p_.l1d.latency;
+  MemAccess a{0, lb, AccessKind::load, 0, tb.launch, tb.tb, wid};
+  for (int i = 0; i < lines.count; ++i) {
+    const uint64_t t = c + i, line = lines.line[i];
+    a.addr = line * lb;
+    ++stats_.memory_requests, ++ks.memory_requests;
+    if (d.op == MemOp::load) {
+      if (!p_.l1d.bypass_global_loads) {
+        const auto lk = l1d_.lookup(line, t);
+        if (lk.outcome != L1dCache::Outcome::miss) {
+          done = std::max(done, std::max(lk.ready, t + lat));
+          auto& hits = lk.outcome == L1dCache::Outcome::hit ? stats_.l1_hits : stats_.l1_merged;
+          ++hits;
+          ++(lk.outcome == L1dCache::Outcome::hit ? ks.l1_hits : ks.l1_merged);
+          continue;
+        }
+      }
+      ++stats_.l1_misses, ++ks.l1_misses;
+      const uint64_t send = l1d_.mshr_free_at(t);  // a full MSHR file stalls the ld/st pipe
+      busy = std::max(busy, send - c + 1);
+      a.kind = AccessKind::load;
+      a.bytes = lb;
+      a.cycle = send + lat;
+      const uint64_t fill = port_.access(a);
+      l1d_.miss(line, send, fill, !p_.l1d.bypass_global_loads);
+      done = std::max(done, fill);
+    } else {
+      l1d_.store(line);  // write-evict or write-through; atomics always drop the L1 copy
+      a.kind = d.op == MemOp::store ? AccessKind::store : AccessKind::atomic;
+      a.bytes = lines.bytes[i];
+      a.cycle = t + lat;
+      const uint64_t ack = port_.access(a);
+      if (d.op == MemOp::atomic) done = std::max(done, ack);
+    }
+  }
+  if (d.op == MemOp::load) ++stats_.global_loads, ++ks.global_loads;
+  else if (d.op == MemOp::store) ++stats_.global_stores, ++ks.global_stores;
+  else ++stats_.atomics, ++ks.atomics;
+}
+
+void SmPipeline::refresh_ready(Warp& w) {
+  const Decoded& d = w.code.head();
+  uint64_t ready = w.fetch_ready;
+  bool mem = false;
+  auto check = [&](uint16_t r) {
+    if (r < w.regs.size() && w.regs[r].ready > ready) {
+      ready = w.regs[r].ready;
+      mem = w.regs[r].from_memory;
+    }
+  };
+  for (int i = 0; i < d.nsrc; ++i) check(d.src[i]);   // RAW
+  for (int i = 0; i < d.ndst; ++i) check(d.dst[i]);   // WAW; WAR ends at operand read (early release)
+  w.ready = ready;
+  w.waits_memory = mem;
+}
+
+void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
+  w.live = false;
+  --live_warps_;
+  TbSlot& t = tbs_[w.tb_slot];
+  t.done = std::max({t.done, w.last_write, cycle_ + 1});
+  if (--t.warps_live == 0) {
+    t.live = false;
+    finished_.push_back({w.tb_slot, t.done});
+  } else if (t.at_barrier == t.warps_live) {
+    // The warps still at the barrier no longer wait for this one.
+    barrier_release(t);
+  }
+}
+
+void SmPipeline::barrier_arrive(Warp& w) {
+  TbSlot& t = tbs_[w.tb_slot];
+  w.at_barrier = true;
+  if (++t.at_barrier == t.warps_live) barrier_release(t);
+}
+
+void SmPipeline::barrier_release(TbSlot& t) {
+  t.at_barrier = 0;
+  for (uint32_t wid : t.warps) {
+    Warp& o = warps_[wid];
+    if (!o.live || !o.at_barrier) continue;
+    o.at_barrier = false;
+    o.fetch_ready = std::max(o.fetch_ready, cycle_ + p_.pipeline.barrier_latency);
+    refresh_ready(o);
+  }
+}
+
+uint64_t SmPipeline::next_event() const {
+  uint64_t next = kNever;
+  for (const Warp& w : warps_) {
+    if (!w.live) continue;
+    uint64_t wake = kNever;
+    const Block b = blocked(w, wake);
+    if (b == Block::none) return cycle_;
+    if (b != Block::control || !w.at_barrier) next = std::min(next, wake);
+  }
+  return next;
+}
+
+void SmPipeline::account_stalls(const std::vector<bool>& issued, uint64_t cycles) {
+  bool all = true;
+  for (uint32_t s = 0; s < schedulers_.size(); ++s) {
+    stats_.issue_cycles += issued[s];
+    all &= issued[s];
+  }
+  if (all) return;
+  // A scheduler without an issue stalls for the reason of its most advanced warp:
+  // pipe busy > operands (memory, then arithmetic) > control.
+  stall_reason_.assign(schedulers_.size(), {-1, nullptr});
+  for (const Warp& w : warps_) {
+    if (!w.live || issued[w.scheduler]) continue;
+    uint64_t wake = 0;
+    const Block b = blocked(w, wake);
+    const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
+                     : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
+    auto& r = stall_reason_[w.scheduler];
+    if (rank > r.first) r = {rank, w.kstats};
+  }
+  static constexpr uint64_t PipelineStats::*kField[] = {
+      &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
+      &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
+  for (uint32_t s = 0; s < schedulers_.size(); ++s) {
+    if (issued[s]) continue;
+    const auto [rank, ks] = stall_reason_[s];
+    const auto field = kField[std::max(rank, 0)];
+    stats_.*field += cycles;
+    if (ks) ks->*field += cycles;
+  }
+}
+
+uint64_t SmPipeline::run_until(uint64_t limit) {
+  std::vector<bool>& issued = issued_;
+  issued.assign(schedulers_.size(), false);
+  while (cycle_ < limit) {
+    if (live_warps_ == 0) {
+      cycle_ = limit;
+      break;
+    }
+    bool any = false;
+    for (uint32_t s = 0; s < schedulers_.size(); ++s) any |= (issued[s] = issue_on(s));
+    uint64_t step = 1;
+    if (!any) {
+      const uint64_t next = next_event();
+      step = next == kNever ? limit - cycle_ : std::clamp<uint64_t>(next - cycle_, 1, limit - cycle_);
+    }
+    account_stalls(issued, step);
+    cycle_ += step;
+    if (!finished_.empty()) break;
+  }
+  return cycle_;
+}
+
+}  // namespace mpgpu

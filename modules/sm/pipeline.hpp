@@ -1,0 +1,130 @@
+#pragma once
+// The SM's warp-level pipeline (SPEC 1) as a functional core in SM core cycles: warp slots split
+// over the warp schedulers (sub-cores), fetch with the disable rules for control and memory
+// instructions, a scoreboard with early source release, per-scheduler issue width, functional
+// units with latency and initiation interval, out-of-order commit, a barrier unit, and the ld/st
+// unit with coalescer, L1D and shared memory. Event driven: because the loosely timed memory
+// answers with its completion time, every warp knows the cycle its next instruction can issue,
+// so stretches where nothing can issue are skipped, never stepped.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <memory>
+#include <vector>
+
+#include "common/payload.hpp"
+#include "sm/l1d_cache.hpp"
+#include "sm/pipeline_stats.hpp"
+#include "sm/sm_params.hpp"
+#include "sm/warp_cursor.hpp"
+#include "sm/warp_scheduler.hpp"
+#include "workload/kernel.hpp"
+
+namespace mpgpu {
+
+// One memory request of the ld/st unit (a coalesced line, or a part of it).
+struct MemAccess {
+  uint64_t addr;
+  uint32_t bytes;
+  AccessKind kind;
+  uint64_t cycle;  // leaves the SM
+  const KernelLaunch* launch;
+  uint32_t tb, warp;
+};
+
+// The SM's port to the memory hierarchy: returns the cycle the reply is back at the SM
+// (for stores: the cycle the write is accepted).
+class MemoryPort {
+ public:
+  virtual ~MemoryPort() = default;
+  virtual uint64_t access(const MemAccess& a) = 0;
+};
+
+// A TB whose warps all exited and whose loads all returned.
+struct FinishedTb {
+  uint32_t slot;
+  uint64_t cycle;
+};
+
+class SmPipeline {
+ public:
+  SmPipeline(const SmParams& p, MemoryPort& port);
+
+  // Starts TB `tb` of `launch` in TB slot `slot` at `cycle`; false when no warp slots are free
+  // (cannot happen when the SM admitted it by thread count).
+  bool launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle);
+  // Simulates from the current cycle up to (not including) `limit`; returns early at a cycle in
+  // which a TB finished, so the caller can report it. Returns the cycle reached.
+  uint64_t run_until(uint64_t limit);
+  // Earliest cycle something can issue (~0: no live warps).
+  uint64_t next_event() const;
+  std::vector<FinishedTb>& finished() { return finished_; }
+  bool busy() const { return live_warps_ > 0; }
+  uint64_t cycle() const { return cycle_; }
+  void advance_to(uint64_t c) { if (c > cycle_) cycle_ = c; }
+
+  const PipelineStats& stats() const { return stats_; }
+  const std::map<uint32_t, PipelineStats>& kernel_stats() const { return per_kernel_; }  // by launch id
+  const L1dCache& l1d() const { return l1d_; }
+
+ private:
+  struct Reg {
+    uint64_t ready = 0;
+    bool from_memory = false;
+  };
+  struct Warp {
+    bool live = false;
+    bool at_barrier = false;
+    uint32_t tb_slot = 0, warp_in_tb = 0, scheduler = 0;
+    WarpCursor code;
+    uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
+    uint64_t ready = 0;        // ... and its operands are free (scoreboard)
+    bool waits_memory = false; // `ready` is set by a load's destination
+    uint64_t last_write = 0;   // commit of its last instruction
+    std::vector<Reg> regs;
+    PipelineStats* kstats = nullptr;
+  };
+  struct TbSlot {
+    bool live = false;
+    const KernelLaunch* launch = nullptr;
+    uint32_t tb = 0;
+    uint32_t warps_live = 0, at_barrier = 0;
+    uint64_t done = 0;
+    std::vector<uint32_t> warps;
+  };
+  enum class Block { none, unit, operands, control };
+
+  bool issue_on(uint32_t s);
+  Block blocked(const Warp& w, uint64_t& wake) const;
+  uint64_t* unit_slot(uint32_t scheduler, UnitClass u);
+  void issue(uint32_t wid, Warp& w);
+  void execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t& done, uint64_t& busy);
+  void advance(Warp& w, const Decoded& d, uint64_t commit);
+  void refresh_ready(Warp& w);
+  void exit_warp(uint32_t wid, Warp& w);
+  void barrier_arrive(Warp& w);
+  void barrier_release(TbSlot& t);
+  void account_stalls(const std::vector<bool>& issued, uint64_t cycles);
+
+  const SmParams& p_;
+  MemoryPort& port_;
+  L1dCache l1d_;
+  std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
+  std::vector<Warp> warps_;
+  std::vector<TbSlot> tbs_;
+  // Next free cycle of every unit instance: [scheduler][unit class][instance]; ld/st is per SM.
+  std::vector<std::vector<std::vector<uint64_t>>> unit_free_;
+  uint64_t ldst_free_ = 0;
+  uint64_t cycle_ = 0;
+  uint64_t age_ = 0;
+  uint32_t live_warps_ = 0;
+  std::vector<FinishedTb> finished_;
+  PipelineStats stats_;
+  std::map<uint32_t, PipelineStats> per_kernel_;
+  uint64_t addr_buf_[32];
+  std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
+  std::vector<bool> issued_;
+  std::vector<std::pair<int, PipelineStats*>> stall_reason_;  // per scheduler, scratch
+};
+
+}  // namespace mpgpu

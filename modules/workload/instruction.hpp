@@ -1,0 +1,32 @@
+#pragma once
+// One decoded warp instruction as the warp-level SM pipeline sees it, whatever its source
+// (a YAML warp program or an Accel-Sim SASS trace): its unit class, registers and memory access.
+#include <cstdint>
+#include <string>
+
+namespace mpgpu {
+
+// Functional-unit class an instruction issues to (SPEC 1: math, SFU, ld/st, branch units).
+enum class UnitClass : uint8_t {
+  sp,        // single-precision / integer ALU (FADD, IADD, MOV, ...)
+  fma,       // fused multiply-add pipe (FFMA, FMUL, IMAD, ...)
+  dp,        // double precision
+  sfu,       // special functions (MUFU, ...), conversions
+  tensor,    // matrix units (HMMA, ...)
+  ldst,      // memory instructions: the ld/st unit feeds the shared- and global-memory pipelines
+  branch,    // control flow: BRA, loop back-edges, EXIT
+  barrier,   // BAR.SYNC: handled by the SM's barrier unit
+  nop,       // no unit (NOP, DEPBAR, ...): issues and retires in one cycle
+};
+constexpr int kUnitClasses = 9;
+const char* unit_class_name(UnitClass c);
+
+// What a memory instruction touches.
+enum class MemSpace : uint8_t { none, global, shared, local, constant };
+enum class MemOp : uint8_t { none, load, store, atomic };
+
+// Register numbers (per thread); kNoReg = unused operand slot. R255 (RZ) is never a dependency.
+constexpr uint16_t kNoReg = 0xffff;
+constexpr int kMaxDst = 4, kMaxSrc = 4;
+
+}  // namespace mpgpu

@@ -1,0 +1,91 @@
+#pragma once
+// Reader for Accel-Sim SASS traces (DESIGN, Workloads: fidelity 3): a `kernelslist.g` command
+// list and one `kernel-N.traceg` per kernel launch, as written by the Accel-Sim NVBit tracer and
+// its post-processor. The whole file is parsed up front into flat per-warp instruction arrays;
+// per-thread addresses are expanded once into one array per kernel.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workload/instruction.hpp"
+
+namespace mpgpu {
+
+// Unit class and memory behaviour of one SASS opcode.
+struct OpcodeInfo {
+  UnitClass unit;
+  MemSpace space;
+  MemOp op;
+};
+
+// Maps a full SASS opcode ("LDG.E.SYS", "FFMA", "BAR.SYNC", "ATOMG.E.ADD") to its class by the part
+// before the first '.', from a table covering Fermi..Ampere opcodes (opcode_table.cpp).
+// Returns nullopt for an opcode not in the table.
+std::optional<OpcodeInfo> lookup_opcode(const std::string& opcode);
+
+struct TraceInstr {
+  uint32_t pc = 0;
+  uint32_t mask = 0;  // active lanes (the tracer already folds the guard predicate in)
+  uint16_t dst[kMaxDst] = {kNoReg, kNoReg, kNoReg, kNoReg};  // R-registers only; kNoReg when unused
+  uint16_t src[kMaxSrc] = {kNoReg, kNoReg, kNoReg, kNoReg};
+  uint8_t ndst = 0, nsrc = 0;
+  uint16_t opcode = 0;  // index into TraceKernel::opcodes
+  UnitClass unit = UnitClass::sp;
+  MemSpace space = MemSpace::none;
+  MemOp op = MemOp::none;
+  uint8_t mem_width = 0;    // bytes per thread; 0: the trace carries no addresses
+  uint32_t addr_begin = 0;  // first of popcount(mask) addresses in TraceKernel::addresses
+  uint32_t active_lanes() const { return static_cast<uint32_t>(__builtin_popcount(mask)); }
+};
+
+struct TraceWarp {
+  std::vector<TraceInstr> instrs;
+};
+
+struct TraceTb {
+  uint32_t x = 0, y = 0, z = 0;
+  std::vector<TraceWarp> warps;  // indexed by warp id in the TB
+};
+
+struct TraceKernel {
+  std::string file, name;
+  uint32_t id = 0, grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}, shmem = 0, nregs = 0, binary_version = 0;
+  uint64_t stream = 0;  // the tracer prints the CUstream handle, a pointer value
+  uint32_t tracer_version = 0;  // 0 when the header lacks it: the oldest (prefixed) line format
+  bool lineinfo = false;        // lines start with a source line number
+  std::string nvbit_version;
+  uint64_t shmem_base = 0, local_base = 0;
+  std::vector<std::string> opcodes;  // distinct full opcodes seen, in order of first use
+  std::vector<uint64_t> addresses;
+  std::vector<TraceTb> tbs;  // in file order
+  uint64_t instruction_count() const;
+  uint32_t threads_per_tb() const;
+  uint32_t warps_per_tb() const;  // threads_per_tb rounded up to whole warps of 32
+  uint64_t tb_count() const;      // grid size; the file may hold fewer TBs (empty ones are dropped)
+};
+
+struct TraceCommand {
+  enum class Kind { kernel, memcpy_h2d, memcpy_d2h } kind = Kind::kernel;
+  std::string path;  // kernel: the .traceg path, joined to the list's folder
+  uint64_t addr = 0, bytes = 0;
+  uint32_t line = 0;  // line in the list, for later messages about this command
+};
+
+struct TraceList {
+  std::string file;
+  std::vector<TraceCommand> commands;  // in file order
+};
+
+// Reads a kernelslist.g. ConfigError (file:line) on unrecognised lines, bad numbers and kernel
+// traces that do not exist.
+TraceList read_kernelslist(const std::string& path);
+
+// Reads one .traceg. ConfigError (file:line: what) on malformed input.
+// Unknown opcode policy: if `unknown_as_sp` is false a ConfigError names the opcode, file and
+// line; if true the instruction is classed `sp` and the opcode is added once to `unknown_opcodes`
+// (when given; entries already there are not repeated), so the caller can warn once.
+TraceKernel read_traceg(const std::string& path, bool unknown_as_sp = false,
+                        std::vector<std::string>* unknown_opcodes = nullptr);
+
+}  // namespace mpgpu

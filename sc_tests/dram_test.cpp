@@ -1,0 +1,424 @@
+// DRAM timing cores: the loosely-timed DramChannel and the cycle-by-cycle FrFcfsScheduler.
+// Known answers from the timings written out in each test (cycles of the DRAM command clock).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "dram/busy_intervals.hpp"
+#include "dram/dram_channel.hpp"
+#include "dram/dram_commands.hpp"
+#include "dram/fr_fcfs.hpp"
+
+using namespace mpgpu;
+
+namespace {
+// GDDR5 as in the GTX480 file: 4 B bus, BL8, 4 transfers per clock -> 32 B bursts of 2 cycles.
+DramParams gddr5() {
+  DramParams p;
+  p.bus_bytes = 4;
+  p.burst_length = 8;
+  p.data_rate = 4;
+  p.banks = 16;
+  p.row_bytes = 2048;
+  p.timing = {/*CCD*/ 2, /*RRD*/ 6, /*RCD*/ 12, /*RAS*/ 28, /*RP*/ 12, /*RC*/ 40, /*CL*/ 12, /*WL*/ 4, /*WR*/ 12};
+  return p;
+}
+constexpr uint64_t kCCD = 2, kRRD = 6, kRCD = 12, kRAS = 28, kRP = 12, kCL = 12, kWL = 4, kWR = 12, kBurst = 2;
+
+DramRequest rd(uint64_t at, uint32_t bank, uint64_t row, uint32_t bytes = 32) { return {at, bank, row, false, bytes}; }
+DramRequest wr(uint64_t at, uint32_t bank, uint64_t row, uint32_t bytes = 32) { return {at, bank, row, true, bytes}; }
+
+// Line-sized requests walking addresses upward: 16 lines fill a 2 KB row, then the next bank.
+std::vector<DramRequest> sequential_stream(size_t n, uint64_t spacing) {
+  std::vector<DramRequest> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(rd(i * spacing, uint32_t((i / 16) % 16), i / 256, 128));
+  return out;
+}
+
+std::vector<DramRequest> random_stream(size_t n, uint64_t mean_gap, uint32_t banks, uint32_t rows, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<DramRequest> out;
+  uint64_t t = 0;
+  for (size_t i = 0; i < n; ++i) {
+    t += rng() % (2 * mean_gap + 1);
+    out.push_back({t, uint32_t(rng() % banks), rng() % rows, rng() % 4 == 0, rng() % 2 ? 128u : 32u});
+  }
+  return out;
+}
+
+std::vector<uint64_t> serve_all(DramChannel& ch, const std::vector<DramRequest>& reqs) {
+  std::vector<uint64_t> done;
+  for (const DramRequest& r : reqs) done.push_back(ch.serve(r).completion);
+  return done;
+}
+}  // namespace
+
+// ---- Reservation table --------------------------------------------------------------------
+
+TEST(BusyIntervals, FindsTheFirstGapThatFitsAndMergesNeighbours) {
+  BusyIntervals b;
+  b.book(10, 5);  // [10,15)
+  b.book(20, 5);  // [20,25)
+  EXPECT_EQ(b.earliest(0, 10), 0u);
+  EXPECT_EQ(b.earliest(0, 11), 25u);   // neither [0,10) nor [15,20) holds 11
+  EXPECT_EQ(b.earliest(12, 5), 15u);   // [15,20) fits exactly
+  EXPECT_EQ(b.earliest(16, 5), 25u);
+  EXPECT_EQ(b.earliest(7, 0), 7u);
+  b.book(15, 5);                       // fills the gap: one interval [10,25)
+  EXPECT_EQ(b.intervals(), 1u);
+  EXPECT_EQ(b.earliest(9, 1), 9u);
+  EXPECT_EQ(b.earliest(9, 2), 25u);
+  b.book(30, 2);
+  b.forget_before(25);
+  EXPECT_EQ(b.intervals(), 1u);
+  EXPECT_EQ(b.end(), 32u);
+}
+
+// ---- Loosely-timed channel: known answers -------------------------------------------------
+
+TEST(DramChannel, LoneReadOnIdleChannelIsRcdPlusClPlusBursts) {
+  DramChannel ch(gddr5());
+  const DramAccess a = ch.serve(100, 3, 7, false, 32);
+  EXPECT_EQ(a.completion, 100 + kRCD + kCL + kBurst);
+  EXPECT_EQ(a.outcome, RowOutcome::miss);
+  EXPECT_FALSE(a.row_hit);
+  // A 128 B line is 4 bursts, tCCD = burst apart: back to back on the bus.
+  DramChannel line(gddr5());
+  EXPECT_EQ(line.serve(100, 3, 7, false, 128).completion, 100 + kRCD + kCL + 4 * kBurst);
+}
+
+TEST(DramChannel, RowHitCostsClPlusBurstAndConflictAddsExactlyRpPlusRcd) {
+  DramChannel ch(gddr5());
+  ch.serve(0, 0, 5, false, 32);  // opens row 5
+  const DramAccess hit = ch.serve(1000, 0, 5, false, 32);
+  EXPECT_TRUE(hit.row_hit);
+  EXPECT_EQ(hit.completion - 1000, kCL + kBurst);
+  // tRAS long satisfied: the conflict pays PRE -> tRP -> ACT -> tRCD on top of the hit.
+  const DramAccess conflict = ch.serve(2000, 0, 6, false, 32);
+  EXPECT_EQ(conflict.outcome, RowOutcome::conflict);
+  EXPECT_EQ((conflict.completion - 2000) - (hit.completion - 1000), kRP + kRCD);
+}
+
+TEST(DramChannel, SecondReadToTheOpenRowWaitsOnlyForTheBank) {
+  DramChannel ch(gddr5());
+  EXPECT_EQ(ch.serve(0, 0, 5, false, 32).completion, kRCD + kCL + kBurst);  // CAS at 12
+  // Arrives while the row is still opening: its CAS goes at tRCD + tCCD.
+  const DramAccess hit = ch.serve(1, 0, 5, false, 32);
+  EXPECT_TRUE(hit.row_hit);
+  EXPECT_EQ(hit.completion, kRCD + kCCD + kCL + kBurst);
+}
+
+TEST(DramChannel, BackToBackRowHitsAreTccdApart) {
+  DramParams p = gddr5();
+  p.timing.CCD = 5;  // longer than a burst (2): tCCD, not the bus, spaces the column commands
+  DramChannel ch(p);
+  ch.serve(0, 0, 1, false, 32);  // ACT 0, CAS 12
+  std::vector<uint64_t> done;
+  for (int i = 0; i < 4; ++i) done.push_back(ch.serve(100, 0, 1, false, 32).completion);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(done[i], 100 + 5 * uint64_t(i) + kCL + kBurst);
+}
+
+TEST(DramChannel, ActivatesOfTwoBanksAreTrrdApart) {
+  DramChannel ch(gddr5());
+  std::vector<DramCommand> log;
+  ch.record_commands(&log);
+  EXPECT_EQ(ch.serve(0, 0, 1, false, 32).completion, kRCD + kCL + kBurst);
+  EXPECT_EQ(ch.serve(0, 1, 1, false, 32).completion, kRRD + kRCD + kCL + kBurst);
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[0].kind, DramCommandKind::activate);
+  EXPECT_EQ(log[2].kind, DramCommandKind::activate);
+  EXPECT_EQ(log[2].cycle - log[0].cycle, kRRD);
+}
+
+TEST(DramChannel, TrasDelaysThePrechargeOfAYoungRow) {
+  DramChannel ch(gddr5());
+  std::vector<DramCommand> log;
+  ch.record_commands(&log);
+  ch.serve(0, 0, 1, false, 32);  // ACT 0, RD 12
+  const DramAccess c = ch.serve(13, 0, 2, false, 32);
+  EXPECT_EQ(log[2].kind, DramCommandKind::precharge);
+  EXPECT_EQ(log[2].cycle, kRAS);  // not 13
+  EXPECT_EQ(c.completion, kRAS + kRP + kRCD + kCL + kBurst);
+}
+
+TEST(DramChannel, TrcSpacesTwoActivatesOfOneBank) {
+  DramParams p = gddr5();
+  p.timing.RAS = 10;
+  p.timing.RC = 50;  // > RAS + RP
+  DramChannel ch(p);
+  ch.serve(0, 0, 1, false, 32);                                 // ACT 0, RD 12, PRE allowed at 14
+  EXPECT_EQ(ch.serve(14, 0, 2, false, 32).completion, 50 + kRCD + kCL + kBurst);  // PRE 14, ACT at tRC
+}
+
+TEST(DramChannel, WriteUsesWlAndWriteRecoveryHoldsThePrecharge) {
+  DramParams p = gddr5();
+  p.timing.RAS = 10;  // so that tWR, not tRAS, decides the precharge
+  p.timing.RC = 22;
+  DramChannel ch(p);
+  const DramAccess w = ch.serve(0, 0, 1, true, 32);
+  EXPECT_EQ(w.completion, kRCD + kWL + kBurst);  // WR at 12, data 16..18
+  // Same row right after: a read CAS tCCD after the write, data after CL.
+  EXPECT_EQ(ch.serve(13, 0, 1, false, 32).completion, kRCD + kCCD + kCL + kBurst);
+  // Another row: PRE waits for the write's recovery, WR + WL + burst + tWR = 12 + 4 + 2 + 12 = 30
+  // (the read at 14 allows it from 16).
+  const DramAccess r = ch.serve(20, 0, 2, false, 32);
+  EXPECT_EQ(r.completion, (kRCD + kWL + kBurst + kWR) + kRP + kRCD + kCL + kBurst);
+}
+
+TEST(DramChannel, RowHitStreamOverManyBanksMovesBusBytesTimesDataRatePerCycle) {
+  const DramParams p = gddr5();
+  const std::vector<DramRequest> reqs = sequential_stream(8192, 0);  // all queued at once: 1 MB
+  DramChannel ch(p);
+  const std::vector<uint64_t> done = serve_all(ch, reqs);
+  const uint64_t end = *std::max_element(done.begin(), done.end());
+  const double first_data = kRCD + kCL;  // the first burst leaves the array
+  const double per_cycle = double(ch.bytes()) / (end - first_data);
+  EXPECT_NEAR(per_cycle, p.bus_bytes * p.data_rate, 0.01 * p.bus_bytes * p.data_rate);
+  EXPECT_EQ(ch.bus_busy_cycles(), 8192u * 4 * kBurst);
+  EXPECT_GT(ch.row_hits(), 8192u * 15 / 16 - 1);  // one ACT per 16 lines
+}
+
+TEST(DramChannel, CountsReadsWritesBytesAndRowOutcomes) {
+  DramChannel ch(gddr5(), /*reorder_row_hits=*/false);
+  ch.serve(0, 0, 1, false, 128);   // miss
+  ch.serve(100, 0, 1, true, 32);   // hit
+  ch.serve(200, 0, 2, false, 64);  // conflict
+  ch.serve(300, 1, 2, true, 32);   // miss (other bank)
+  ch.serve(400, 1, 2, false, 32);  // hit
+  EXPECT_EQ(ch.reads(), 3u);
+  EXPECT_EQ(ch.writes(), 2u);
+  EXPECT_EQ(ch.bytes(), 128u + 32 + 64 + 32 + 32);
+  EXPECT_EQ(ch.row_hits(), 2u);
+  EXPECT_EQ(ch.row_misses(), 2u);
+  EXPECT_EQ(ch.row_conflicts(), 1u);
+  EXPECT_EQ(ch.bus_busy_cycles(), (4u + 1 + 2 + 1 + 1) * kBurst);
+  EXPECT_EQ(ch.reordered_hits(), 0u);
+}
+
+// ---- Reordering ---------------------------------------------------------------------------
+
+// Open row A (ACT 0, RD 12); a miss to row B arrives at 13 and must wait for tRAS (PRE at 28);
+// a hit to row A arrives at 14. First-ready: the hit takes the open row before the PRE.
+TEST(DramChannel, LaterRowHitBackFillsBeforeABookedPrecharge) {
+  DramChannel ch(gddr5());
+  std::vector<DramCommand> log;
+  ch.record_commands(&log);
+  ch.serve(0, 0, /*A*/ 1, false, 32);
+  const DramAccess miss = ch.serve(13, 0, /*B*/ 2, false, 32);
+  const DramAccess hit = ch.serve(14, 0, /*A*/ 1, false, 32);
+  EXPECT_EQ(miss.completion, kRAS + kRP + kRCD + kCL + kBurst);  // unchanged by the hit
+  EXPECT_TRUE(hit.row_hit);
+  EXPECT_TRUE(hit.reordered);
+  EXPECT_EQ(hit.completion, 14 + kCL + kBurst);
+  EXPECT_LT(hit.completion, miss.completion);
+  EXPECT_EQ(ch.reordered_hits(), 1u);
+  EXPECT_EQ(check_dram_protocol(gddr5(), log), "");
+}
+
+TEST(DramChannel, NoBackFillWhenTheHitCannotFinishBeforeThePrecharge) {
+  DramChannel ch(gddr5());
+  ch.serve(0, 0, 1, false, 32);
+  const DramAccess miss = ch.serve(13, 0, 2, false, 32);  // PRE at 28
+  // A write to row 1 at 14 would need the PRE after 14 + WL + burst + tWR = 32: too late.
+  const DramAccess w = ch.serve(14, 0, 1, true, 32);
+  EXPECT_EQ(w.outcome, RowOutcome::conflict);
+  EXPECT_GT(w.completion, miss.completion);
+}
+
+TEST(DramChannel, FcfsModeServesEachBankInCallOrder) {
+  DramChannel ch(gddr5(), /*reorder_row_hits=*/false);
+  ch.serve(0, 0, 1, false, 32);
+  const DramAccess miss = ch.serve(13, 0, 2, false, 32);
+  const DramAccess late = ch.serve(14, 0, 1, false, 32);
+  EXPECT_EQ(late.outcome, RowOutcome::conflict);
+  EXPECT_GT(late.completion, miss.completion);
+  EXPECT_EQ(ch.reordered_hits(), 0u);
+}
+
+TEST(DramChannel, YoungerRequestToAnotherBankUsesGapsBeforeOlderOnes) {
+  DramChannel ch(gddr5());
+  ch.serve(0, 0, 1, false, 32);                          // opens bank 0 row 1
+  const DramAccess conflict = ch.serve(100, 0, 2, false, 32);  // data at 100 + 24 + 12
+  ch.serve(0, 1, 1, false, 32);                          // bank 1 opened early on
+  // Called later, arriving earlier, other bank: served in the gap, not behind the conflict.
+  const DramAccess other = ch.serve(101, 1, 1, false, 32);
+  EXPECT_EQ(other.completion, 101 + kCL + kBurst);
+  EXPECT_LT(other.completion, conflict.completion);
+}
+
+TEST(DramChannel, ArrivalsOlderThanTheHorizonAreClampedNotDoubleBooked) {
+  DramChannel ch(gddr5(), true, /*horizon=*/1000);
+  std::vector<DramCommand> log;
+  ch.record_commands(&log);
+  for (uint64_t i = 0; i < 3000; ++i) ch.serve(i * 4, uint32_t(i % 16), i / 64, false, 32);
+  const DramAccess stale = ch.serve(0, 5, 999, false, 32);  // far behind the latest arrival
+  EXPECT_GE(stale.completion, 2999 * 4 - 1000 + kRCD + kCL + kBurst);
+  EXPECT_EQ(check_dram_protocol(gddr5(), log), "");
+}
+
+// ---- Reference scheduler ------------------------------------------------------------------
+
+TEST(FrFcfsScheduler, RowHitOvertakesAnOlderRowMiss) {
+  // Row A open (read at 0); miss to row B at t = 13, hit to row A at t + 1.
+  const std::vector<DramRequest> reqs = {rd(0, 0, 1), rd(13, 0, 2), rd(14, 0, 1)};
+  FrFcfsScheduler fr(gddr5(), 16, DramSchedulePolicy::fr_fcfs);
+  const std::vector<uint64_t> d = fr.run(reqs);
+  EXPECT_LT(d[2], d[1]);
+  EXPECT_EQ(d[2], 14 + kCL + kBurst);
+  EXPECT_EQ(fr.outcomes()[2], RowOutcome::hit);
+  EXPECT_EQ(check_dram_protocol(gddr5(), fr.commands()), "");
+
+  FrFcfsScheduler fifo(gddr5(), 16, DramSchedulePolicy::fcfs);
+  const std::vector<uint64_t> f = fifo.run(reqs);
+  EXPECT_LT(f[1], f[2]);
+  EXPECT_EQ(f[1], kRAS + kRP + kRCD + kCL + kBurst);
+  EXPECT_EQ(fifo.outcomes()[2], RowOutcome::conflict);
+  EXPECT_EQ(check_dram_protocol(gddr5(), fifo.commands()), "");
+}
+
+TEST(FrFcfsScheduler, HoldsThePrechargeForAQueuedHitTheLtCoreCannot) {
+  // Row A open; miss to B at 13; a write hit to A at 14 cannot end before a PRE at 28 (tWR), so
+  // the LT core, which already returned the miss's time, makes it a second conflict; the
+  // reference delays the PRE instead.
+  const std::vector<DramRequest> reqs = {rd(0, 0, 1), rd(13, 0, 2), wr(14, 0, 1)};
+  FrFcfsScheduler fr(gddr5(), 16);
+  const std::vector<uint64_t> d = fr.run(reqs);
+  EXPECT_EQ(d[2], 14 + kWL + kBurst);
+  EXPECT_EQ(d[1], (14 + kWL + kBurst + kWR) + kRP + kRCD + kCL + kBurst);  // PRE after write recovery
+  DramChannel ch(gddr5());
+  std::vector<uint64_t> lt = serve_all(ch, reqs);
+  EXPECT_GT(lt[2], d[2]);
+  EXPECT_LT(lt[1], d[1]);
+}
+
+TEST(FrFcfsScheduler, KnownAnswersMatchTheLtCore) {
+  // Lone read, hit, conflict, write recovery, tRRD: same numbers as the DramChannel tests.
+  const std::vector<DramRequest> reqs = {rd(100, 3, 7), rd(1000, 3, 7), rd(2000, 3, 8), wr(3000, 4, 1),
+                                         rd(3000, 5, 1), rd(3100, 4, 2)};
+  FrFcfsScheduler fr(gddr5(), 16);
+  const std::vector<uint64_t> d = fr.run(reqs);
+  EXPECT_EQ(d[0], 100 + kRCD + kCL + kBurst);
+  EXPECT_EQ(d[1], 1000 + kCL + kBurst);
+  EXPECT_EQ(d[2], 2000 + kRP + kRCD + kCL + kBurst);
+  EXPECT_EQ(d[4], 3000 + kRRD + kRCD + kCL + kBurst);
+  DramChannel ch(gddr5());
+  EXPECT_EQ(serve_all(ch, reqs), d);
+  EXPECT_EQ(fr.row_hits(), 1u);
+  EXPECT_EQ(fr.row_misses(), 3u);
+  EXPECT_EQ(fr.row_conflicts(), 2u);
+}
+
+TEST(FrFcfsScheduler, FullQueueHoldsLaterRequestsBack) {
+  // Bank 0 row 1, bank 1 row 1, bank 0 row 1 again, all at 0.
+  const std::vector<DramRequest> reqs = {rd(0, 0, 1), rd(0, 1, 1), rd(0, 0, 1)};
+  // Room for all: ACT 0 at 0, ACT 1 at tRRD, RD 0 at tRCD, the bank-0 hit tCCD later, then bank 1.
+  FrFcfsScheduler wide(gddr5(), 4);
+  EXPECT_EQ(wide.run(reqs), (std::vector<uint64_t>{kRCD + kCL + kBurst, kRRD + kRCD + kCL + kBurst,
+                                                   kRCD + kCCD + kCL + kBurst}));
+  // One entry: a request enters the cycle after the one before issued its last column command.
+  FrFcfsScheduler one(gddr5(), 1);
+  const uint64_t act1 = kRCD + 1, rd1 = act1 + kRCD;
+  EXPECT_EQ(one.run(reqs), (std::vector<uint64_t>{kRCD + kCL + kBurst, rd1 + kCL + kBurst, rd1 + kCCD + kCL + kBurst}));
+}
+
+TEST(FrFcfsScheduler, StreamOverManyBanksReachesPeakBandwidth) {
+  const DramParams p = gddr5();
+  FrFcfsScheduler fr(p, 64);
+  const std::vector<uint64_t> d = fr.run(sequential_stream(8192, 0));
+  const uint64_t end = *std::max_element(d.begin(), d.end());
+  const double per_cycle = 8192.0 * 128 / (end - double(kRCD + kCL));
+  EXPECT_NEAR(per_cycle, p.bus_bytes * p.data_rate, 0.01 * p.bus_bytes * p.data_rate);
+}
+
+// ---- Cross-checks -------------------------------------------------------------------------
+
+TEST(DramCores, LtCoreEqualsTheReferenceOnInOrderStreams) {
+  const DramParams p = gddr5();
+  // One bank, requests spaced beyond any completion: hits, conflicts, writes in any order.
+  std::vector<DramRequest> sparse = random_stream(300, 0, 1, 3, 7);
+  for (size_t i = 0; i < sparse.size(); ++i) sparse[i].arrival = 200 * i;
+  // Line stream over all banks, saturating, and at half the peak rate (8 cycles per line at peak).
+  const std::vector<std::vector<DramRequest>> streams = {sparse, sequential_stream(2048, 0),
+                                                         sequential_stream(2048, 16)};
+  for (const auto& s : streams) {
+    DramChannel lt(p);
+    FrFcfsScheduler ref(p, 4096);
+    EXPECT_EQ(serve_all(lt, s), ref.run(s));
+    FrFcfsScheduler fifo(p, 4096, DramSchedulePolicy::fcfs);
+    DramChannel lt_fifo(p, false);
+    EXPECT_EQ(serve_all(lt_fifo, s), fifo.run(s));
+  }
+}
+
+TEST(DramCores, BothCoresObeyEveryTimingOnRandomStreams) {
+  const DramParams p = gddr5();
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const std::vector<DramRequest> reqs = random_stream(2000, 1 + seed % 10, 4 + seed % 13, 1 + seed % 4, seed);
+    for (bool reorder : {true, false}) {
+      DramChannel lt(p, reorder);
+      std::vector<DramCommand> log;
+      lt.record_commands(&log);
+      const std::vector<uint64_t> done = serve_all(lt, reqs);
+      ASSERT_EQ(check_dram_protocol(p, log), "") << "seed " << seed << " reorder " << reorder;
+      for (const DramCommand& c : log) ASSERT_GE(c.cycle, reqs[c.request].arrival);
+      for (size_t i = 0; i < reqs.size(); ++i)
+        ASSERT_GE(done[i], reqs[i].arrival + (reqs[i].is_write ? kWL : kCL) + kBurst);
+      EXPECT_EQ(lt.row_hits() + lt.row_misses() + lt.row_conflicts(), reqs.size());
+    }
+    for (auto policy : {DramSchedulePolicy::fr_fcfs, DramSchedulePolicy::fcfs}) {
+      FrFcfsScheduler ref(p, 32, policy);
+      const std::vector<uint64_t> done = ref.run(reqs);
+      ASSERT_EQ(check_dram_protocol(p, ref.commands()), "") << "seed " << seed;
+      for (const DramCommand& c : ref.commands()) ASSERT_GE(c.cycle, reqs[c.request].arrival);
+      for (size_t i = 0; i < reqs.size(); ++i)
+        ASSERT_GE(done[i], reqs[i].arrival + (reqs[i].is_write ? kWL : kCL) + kBurst);
+    }
+  }
+}
+
+TEST(DramCores, LtCoreMatchesTheReferenceBelowSaturationAndFcfsAbove) {
+  // Random banks (8), rows (4), reads and writes, 32 B and 128 B: 80 B per request on average.
+  const DramParams p = gddr5();
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    for (uint64_t gap : {8, 3}) {  // 10 B/cycle = 60 % of the 16 B/cycle peak; 27 B/cycle = overload
+      const std::vector<DramRequest> reqs = random_stream(4000, gap, 8, 4, seed);
+      DramChannel lt(p);
+      FrFcfsScheduler fr(p, 64), fifo(p, 64, DramSchedulePolicy::fcfs);
+      std::vector<uint64_t> a = serve_all(lt, reqs), b = fr.run(reqs), c = fifo.run(reqs);
+      const double end_lt = double(*std::max_element(a.begin(), a.end()));
+      const double end_fr = double(*std::max_element(b.begin(), b.end()));
+      const double end_fifo = double(*std::max_element(c.begin(), c.end()));
+      if (gap == 8) {
+        EXPECT_NEAR(end_lt / end_fr, 1.0, 0.01) << "seed " << seed;
+      } else {
+        // A deep queue lets real FR-FCFS turn conflicts into hits; the LT core, which cannot
+        // hold a booked PRE, does about as well as FCFS.
+        EXPECT_GT(end_lt, end_fr) << "seed " << seed;
+        EXPECT_LT(end_lt, 1.1 * end_fifo) << "seed " << seed;
+      }
+    }
+  }
+}
+
+TEST(DramProtocolCheck, CatchesEachKindOfViolation) {
+  const DramParams p = gddr5();
+  using K = DramCommandKind;
+  auto bad = [&](std::vector<DramCommand> c) { return check_dram_protocol(p, c); };
+  EXPECT_EQ(bad({{0, K::activate, 0, 1, 0}, {12, K::read, 0, 1, 0}, {28, K::precharge, 0, 1, 0}}), "");
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {11, K::read, 0, 1, 0}}).find("tRCD"), std::string::npos);
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {12, K::read, 0, 2, 0}}).find("row not open"), std::string::npos);
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {5, K::activate, 1, 1, 0}}).find("tRRD"), std::string::npos);
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {27, K::precharge, 0, 1, 0}}).find("tRAS"), std::string::npos);
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {28, K::precharge, 0, 1, 0}, {39, K::activate, 0, 2, 0}}).find("tRP"),
+            std::string::npos);
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {6, K::activate, 1, 1, 0}, {18, K::read, 0, 1, 0}, {19, K::read, 1, 1, 0}})
+                .find("tCCD"),
+            std::string::npos);
+  // RD at 18 and WR at 26 both put their data on the bus at 30..32.
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {6, K::activate, 1, 1, 0}, {18, K::read, 0, 1, 0}, {26, K::write, 1, 1, 0}})
+                .find("data bus"),
+            std::string::npos);
+  EXPECT_NE(bad({{0, K::activate, 0, 1, 0}, {0, K::activate, 1, 1, 0}}).find("same cycle"), std::string::npos);
+}
