@@ -15,13 +15,14 @@
 #include "platform/platform_config.hpp"
 #include "platform/simulation.hpp"
 #include "report.hpp"
+#include "workload/trace_workload.hpp"
 
 using namespace mpgpu;
 
 namespace {
 
 struct Args {
-  std::string platform, workload, out = "out", timeline, format = "table", tsp, vcd;
+  std::string platform, workload, trace, out = "out", timeline, format = "table", tsp, vcd;
   std::vector<std::string> sets;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -55,9 +56,20 @@ int cmd_validate(const Args& a) {
   return 0;
 }
 
+// The workload of a run: a YAML file, or an Accel-Sim kernelslist.g replayed as one process.
+WorkloadDesc load_run_workload(const Args& a) {
+  if (a.workload.empty() == a.trace.empty()) throw ConfigError("run: give exactly one of --workload FILE and --trace kernelslist.g");
+  if (!a.trace.empty()) {
+    for (const auto& [k, v] : overrides(a))
+      if (k.rfind("workload.", 0) == 0) throw ConfigError("--set " + k + ": a --trace run has no workload file to override");
+    return workload_from_trace(a.trace);
+  }
+  return load_workload(a.workload, overrides(a));
+}
+
 int cmd_run(const Args& a) {
   PlatformConfig cfg = load_platform(a.platform, overrides(a));
-  WorkloadDesc w = load_workload(a.workload, overrides(a));
+  WorkloadDesc w = load_run_workload(a);
   resolve_workload(cfg, w);
   std::filesystem::create_directories(a.out);
   RunOptions opt;
@@ -127,7 +139,8 @@ int sc_main(int argc, char** argv) {
     sc->add_option("--set", a.sets, "override a key: a.b.c=value (prefix workload. for the workload)");
   }
   validate->add_option("--workload", a.workload, "workload YAML file");
-  run->add_option("--workload", a.workload, "workload YAML file")->required();
+  run->add_option("--workload", a.workload, "workload YAML file");
+  run->add_option("--trace", a.trace, "Accel-Sim kernelslist.g: replay its copies and kernels as one process");
   run->add_option("--out", a.out, "output directory")->capture_default_str();
   run->add_option("--timeline", a.timeline, "write a Chrome trace-event JSON timeline (Perfetto)");
   run->add_option("--vcd", a.vcd, "trace the extension pin views in use (extensions.smst.impl) to a VCD file");

@@ -258,6 +258,10 @@ PlatformConfig load_platform(const std::string& file,
                                                "warped_slicer", "mias", "dual_kernel", "chimera"});
   c.mechanisms.preemption = strings("preemption", {"context_switch", "draining", "flush"});
   c.mechanisms.warp_schedulers = strings("warp_schedulers", {"gto", "lrr", "qaws"});
+  const auto& ws = c.mechanisms.warp_schedulers;
+  if (std::find(ws.begin(), ws.end(), c.sm.warp_scheduler) == ws.end())
+    (root.req("sm").has("warp_scheduler") ? root.req("sm").req("warp_scheduler") : mech.req("warp_schedulers"))
+        .fail("warp scheduler '" + c.sm.warp_scheduler + "' is not among the platform's mechanisms.warp_schedulers");
   mech.finish();
   root.finish();
   return c;

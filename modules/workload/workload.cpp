@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "workload/program.hpp"
+#include "workload/trace_workload.hpp"
 
 namespace mpgpu {
 
@@ -59,6 +60,23 @@ KernelDesc parse_kernel(const std::string& name, const ConfigNode& n) {
   KernelDesc k;
   k.name = name;
   k.source = n.where();
+  if (n.has("program") && n.has("trace")) n.fail("give either program or trace, not both");
+  if (auto tr = n.opt("trace")) {
+    // A kernel replayed from an Accel-Sim .traceg (path relative to this file): the trace's
+    // header fixes grid, block, registers and shared memory.
+    const auto path = std::filesystem::path(tr->file()).parent_path() / tr->as_str();
+    KernelDesc t;
+    try {
+      t = kernel_from_trace(path.string(), name, k.source);
+    } catch (const ConfigError& e) {
+      tr->fail(e.what());
+    }
+    t.qos_budget = n.opt_int("qos_budget", 1, 1, 1 << 16);
+    for (const char* key : {"grid", "threads_per_tb", "registers_per_tb", "registers_per_thread", "shared_mem_per_tb", "tb_time"})
+      if (n.has(key)) n.req(key).fail(std::string("a trace kernel takes '") + key + "' from its trace header");
+    n.finish();
+    return t;
+  }
   auto grid = n.req("grid");
   if (grid.is_sequence()) {
     uint64_t g = 1;

@@ -1,0 +1,206 @@
+// Warp-level runs through the whole modelled hierarchy (SM pipeline, L1D, crossbar, L2 slices,
+// DRAM) on the tiny platform (every clock 1 ns), with answers computed from its parameters.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/simulation.hpp"
+#include "test_util.hpp"
+
+using namespace mpgpu;
+using mpgpu::test::run_mpgpu;
+using mpgpu::test::source_path;
+using mpgpu::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+// tiny.yaml, written out so every known answer below names where its numbers come from.
+constexpr double kL1 = 35;                           // sm.l1d.latency_cycles
+constexpr double kXbarReq = 1 + 10;                  // 8 B header = 1 flit + latency 10
+constexpr double kXbarReply = 5 + 10;                // 128 B + 8 B header = 5 flits of 32 B + latency 10
+constexpr double kL2 = 20;                           // l2.hit_latency_cycles (tag port free)
+constexpr double kDram = 50 + 12 + (4 - 1) * 1 + 12 + 1;  // latency + tRCD + 3 more bursts (tCCD 1) + CL + 1 burst
+
+// One kernel, one process: `program` is the YAML body list (indented for `body:`).
+std::string warp_kernel(const std::string& body, int grid = 1, int threads = 32, int regs = 8) {
+  return "kernels:\n  k:\n    grid: " + std::to_string(grid) + "\n    threads_per_tb: " + std::to_string(threads) +
+         "\n    registers_per_thread: " + std::to_string(regs) + "\n    program:\n      body:\n" + body +
+         "processes:\n  - name: p\n    launches: [{kernel: k}]\n";
+}
+
+json simulate(const std::string& workload, std::vector<std::pair<std::string, std::string>> sets = {}) {
+  TempDir dir;
+  PlatformConfig cfg = load_platform(source_path("sc_tests/data/tiny.yaml"), sets);
+  WorkloadDesc w = load_workload(dir.write("w.yaml", workload), sets);
+  resolve_workload(cfg, w);
+  SimRequest r;
+  r.processes = {0};
+  return simulate_here(cfg, w, r);
+}
+
+double kernel_cycles(const json& r, int k = 0) {
+  const json& kj = r["kernels"][k];
+  return kj["end_ns"].get<double>() - kj["start_ns"].get<double>();  // 1 ns = 1 cycle
+}
+
+json run_cli(const std::string& args, const TempDir& dir, int expect_exit = 0) {
+  auto res = run_mpgpu(args + " --out " + dir.path.string());
+  EXPECT_EQ(res.exit_code, expect_exit) << res.output;
+  std::ifstream in(dir.path / "stats.json");
+  return in ? json::parse(in) : json();
+}
+
+}  // namespace
+
+TEST(MemoryHierarchy, LoneLoadCostsL1MissCrossbarL2MissDram) {
+  // One warp, all lanes on one line: the TB ends when the line is back in the register file.
+  json r = simulate(warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n"));
+  EXPECT_DOUBLE_EQ(kernel_cycles(r), kL1 + kXbarReq + kL2 + kDram + kXbarReply);
+  EXPECT_EQ(r["memory"]["l2_misses"], 1);
+  EXPECT_EQ(r["memory"]["dram_reads"], 1);
+  EXPECT_EQ(r["kernels"][0]["warp_level"]["l1"]["misses"], 1);
+}
+
+TEST(MemoryHierarchy, SecondLoadOfTheLineHitsInL1) {
+  // The second load waits for r1 (a dependent address), then hits the filled line.
+  json r = simulate(warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n"
+                                "        - {op: ld.global, dst: r2, src: [r1], addr: {base: 4096}}\n"));
+  EXPECT_DOUBLE_EQ(kernel_cycles(r), kL1 + kXbarReq + kL2 + kDram + kXbarReply + kL1);
+  EXPECT_EQ(r["kernels"][0]["warp_level"]["l1"]["hits"], 1);
+}
+
+TEST(MemoryHierarchy, WithL1BypassTheSecondLoadHitsInL2) {
+  json r = simulate(warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n"
+                                "        - {op: ld.global, dst: r2, src: [r1], addr: {base: 4096}}\n"),
+                    {{"sm.l1d.bypass_global_loads", "true"}});
+  EXPECT_DOUBLE_EQ(kernel_cycles(r), kL1 + kXbarReq + kL2 + kDram + kXbarReply + (kL1 + kXbarReq + kL2 + kXbarReply));
+  EXPECT_EQ(r["memory"]["l2_hits"], 1);
+  EXPECT_EQ(r["memory"]["l2_misses"], 1);
+}
+
+TEST(MemoryHierarchy, StreamingSmsSaturateThePeakBandwidth) {
+  // 8 SMs, one 512-thread TB each, every TB streaming its own 128 KiB with 4 independent loads
+  // per iteration. With 16 banks of 64 KiB rows each TB's region is one row of its own bank, so
+  // after the first activation every access is a row hit and the data bus is the bottleneck.
+  const std::string body =
+      "        - loop: 16\n          body:\n"
+      "            - {op: ld.global, dst: r1, addr: {base: 0, tid: 4, tb: 131072, iter: 8192}}\n"
+      "            - {op: ld.global, dst: r2, addr: {base: 2048, tid: 4, tb: 131072, iter: 8192}}\n"
+      "            - {op: ld.global, dst: r3, addr: {base: 4096, tid: 4, tb: 131072, iter: 8192}}\n"
+      "            - {op: ld.global, dst: r4, addr: {base: 6144, tid: 4, tb: 131072, iter: 8192}}\n"
+      "            - {op: sp, dst: r5, src: [r1, r2]}\n"
+      "            - {op: sp, dst: r6, src: [r3, r4]}\n";
+  json r = simulate(warp_kernel(body, 8, 512, 8),
+                    {{"sm.count", "8"}, {"l2.mshrs", "64"}, {"dram.banks", "16"}, {"dram.row_bytes", "65536"}});
+  const double peak = r["memory"]["dram_peak_gbps"].get<double>();  // 8 B x 4 transfers x 1 GHz = 32 GB/s
+  ASSERT_DOUBLE_EQ(peak, 32.0);
+  const double bytes = r["memory"]["dram_bytes"].get<double>();
+  EXPECT_DOUBLE_EQ(bytes, 8.0 * 512 * 4 * 4 * 16);
+  EXPECT_GT(r["memory"]["dram_row_hit_rate"].get<double>(), 0.99);
+  const double achieved = bytes / kernel_cycles(r);  // B/ns = GB/s
+  EXPECT_GT(achieved, 0.95 * peak) << "achieved " << achieved << " GB/s";
+  EXPECT_LE(achieved, peak * 1.0001);
+}
+
+TEST(MemoryHierarchy, WorkingSetSmallerThanL2HitsAfterWarmUp) {
+  // 8 lines (1 KiB, the L2 holds 2 KiB) read over and over with the L1 bypassed: only the first
+  // touch of each line misses.
+  const std::string body =
+      "        - loop: 40\n          body:\n"
+      "            - {op: ld.global, dst: r1, addr: {base: 0, lane: 4, iter: 128, wrap: 1024}}\n"
+      "            - {op: sp, dst: r2, src: [r1]}\n";
+  json r = simulate(warp_kernel(body), {{"sm.l1d.bypass_global_loads", "true"}});
+  EXPECT_EQ(r["memory"]["l2_misses"], 8);
+  EXPECT_EQ(r["memory"]["l2_hits"], 40 - 8);
+}
+
+TEST(WarpSchedulers, QawsShortensTheHighBudgetKernelAndGtoShowsTheInversion) {
+  // Two processes run the same compute-bound kernel on one SM with one scheduler; K1 (budget 1)
+  // is launched first, so its warps are older; K2 (budget 4) arrives 50 ns later.
+  const std::string kernel =
+      "    grid: 2\n    threads_per_tb: 128\n    registers_per_thread: 8\n    program:\n      body:\n"
+      "        - loop: 200\n          body:\n"
+      "            - {op: fma, dst: r1, src: [r1]}\n            - {op: fma, dst: r2, src: [r2]}\n";
+  const std::string w = "kernels:\n  k1:\n    qos_budget: 1\n" + kernel + "  k2:\n    qos_budget: 4\n" + kernel +
+                        "processes:\n  - name: p1\n    launches: [{kernel: k1}]\n"
+                        "  - name: p2\n    arrival_us: 0.05\n    launches: [{kernel: k2}]\n";
+  TempDir dir;
+  const std::string wf = dir.write("w.yaml", w);
+  const std::string base = "run --platform " + source_path("sc_tests/data/tiny.yaml") + " --workload " + wf +
+                           " --set sm.count=1 --set sm.warp_schedulers=1 --tsp " +
+                           dir.write("tsp.json", R"({"p1": 1000, "p2": 1000})");
+  auto response = [](const json& s, int k) {
+    return s["kernels"][k]["end_ns"].get<double>() - s["kernels"][k]["launch_ns"].get<double>();
+  };
+  TempDir gto_dir, qaws_dir;
+  json gto = run_cli(base + " --set sm.warp_scheduler=gto", gto_dir);
+  json qaws = run_cli(base + " --set sm.warp_scheduler=qaws", qaws_dir);
+  ASSERT_EQ(gto["kernels"].size(), 2u);
+  ASSERT_EQ(qaws["kernels"].size(), 2u);
+  // GTO: the older, low-QoS kernel finishes first (priority inversion).
+  EXPECT_LT(gto["kernels"][0]["end_ns"].get<double>(), gto["kernels"][1]["end_ns"].get<double>());
+  // QAWS: K2's response time drops well below its GTO response time.
+  EXPECT_LT(response(qaws, 1), 0.8 * response(gto, 1))
+      << "K2 response: qaws " << response(qaws, 1) << " ns, gto " << response(gto, 1) << " ns";
+}
+
+TEST(WarpStats, RunsAreDeterministic) {
+  TempDir dir, a, b;
+  const std::string args = "run --platform " + source_path("sc_tests/data/tiny.yaml") + " --workload " +
+                           dir.write("w.yaml", warp_kernel("        - loop: 8\n          body:\n"
+                                                           "            - {op: ld.global, dst: r1, addr: {random: {base: 0, bytes: 65536}}}\n"
+                                                           "            - {op: fma, dst: r2, src: [r1, r2]}\n"
+                                                           "            - {op: st.global, src: [r2], addr: {base: 0x100000, gtid: 4, iter: 8192}}\n",
+                                                           16, 256, 8));
+  json x = run_cli(args, a), y = run_cli(args, b);
+  ASSERT_FALSE(x.is_null());
+  EXPECT_GT(x["warp_instructions"].get<uint64_t>(), 0u);
+  x.erase("host");
+  y.erase("host");
+  x["config"].erase("workload");  // names the temp file
+  y["config"].erase("workload");
+  EXPECT_EQ(x.dump(), y.dump());
+}
+
+TEST(Trace, SampleRunsOnGtx1080WithTheExactInstructionCount) {
+  TempDir out;
+  json s = run_cli("run --platform " + source_path("platforms/gtx1080.yaml") + " --trace " +
+                       source_path("../shared/traces/vectoradd-100-32/kernelslist.g"),
+                   out);
+  ASSERT_EQ(s["kernels"].size(), 1u);
+  EXPECT_EQ(s["warp_instructions"], 344);  // the sample's instruction lines (see trace_test.cpp)
+  EXPECT_EQ(s["kernels"][0]["warp_level"]["trace_instructions"], 344);
+  EXPECT_EQ(s["kernels"][0]["warp_level"]["thread_instructions"], 10516);  // Accel-Sim's gpu_sim_insn
+  EXPECT_EQ(s["model"]["fidelity"], "warp");
+}
+
+TEST(Trace, BadInputsExitWithCode2AndNoStats) {
+  TempDir dir, out;
+  const std::string traceg = dir.write("kernel-1.traceg",
+                                       "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+                                       "-shmem = 0\n-nregs = 8\n-accelsim tracer version = 4\n\n#BEGIN_TB\n\n"
+                                       "thread block = 0,0,0\n\nwarp = 0\ninsts = 1\n0000 ffffffff 0 FROBNICATE 0 0 \n\n#END_TB\n");
+  const std::string list = dir.write("kernelslist.g", "kernel-1.traceg\n");
+  auto r = run_mpgpu("run --platform " + source_path("platforms/gtx1080.yaml") + " --trace " + list + " --out " +
+                     out.path.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("FROBNICATE"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernel-1.traceg:15"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out.path / "stats.json"));
+  auto both = run_mpgpu("run --platform " + source_path("platforms/gtx1080.yaml") + " --trace " + list +
+                        " --workload " + source_path("configs/warp/compute_bound.yaml"));
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("exactly one of --workload"), std::string::npos) << both.output;
+}
+
+TEST(WarpProgramConfig, ErrorsNameFileLineAndKey) {
+  TempDir dir;
+  const std::string wf = dir.write("w.yaml", warp_kernel("        - {op: ld.global, dst: r9, addr: {base: 0}}\n"));
+  auto r = run_mpgpu("validate --platform " + source_path("sc_tests/data/tiny.yaml") + " --workload " + wf);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("w.yaml:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("uses r9"), std::string::npos) << r.output;
+}
