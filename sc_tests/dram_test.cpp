@@ -76,6 +76,22 @@ TEST(BusyIntervals, FindsTheFirstGapThatFitsAndMergesNeighbours) {
   EXPECT_EQ(b.end(), 32u);
 }
 
+TEST(BusyIntervals, EarliestAgreesWithABruteForceBitmapUnderRandomBookings) {
+  std::mt19937 rng(3);
+  for (uint64_t len : {1, 2, 3, 5}) {
+    BusyIntervals b;
+    std::vector<char> busy(4000, 0);
+    for (int i = 0; i < 600; ++i) {
+      const uint64_t t = rng() % 3000, l = rng() % 2 ? len : 1 + rng() % 6;  // mostly one length
+      uint64_t s = t;
+      while (std::any_of(busy.begin() + long(s), busy.begin() + long(s + l), [](char c) { return c; })) ++s;
+      ASSERT_EQ(b.earliest(t, l), s) << "len " << l << " from " << t;
+      b.book(s, l);
+      std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
+    }
+  }
+}
+
 // ---- Loosely-timed channel: known answers -------------------------------------------------
 
 TEST(DramChannel, LoneReadOnIdleChannelIsRcdPlusClPlusBursts) {
@@ -375,6 +391,28 @@ TEST(DramCores, BothCoresObeyEveryTimingOnRandomStreams) {
       for (size_t i = 0; i < reqs.size(); ++i)
         ASSERT_GE(done[i], reqs[i].arrival + (reqs[i].is_write ? kWL : kCL) + kBurst);
     }
+  }
+}
+
+TEST(DramCores, LtCoreStaysLegalWithSkewedArrivalsAndAShortHorizon) {
+  // Callers with temporal decoupling hand in arrivals out of order by up to a quantum.
+  const DramParams p = gddr5();
+  for (uint32_t seed = 1; seed <= 10; ++seed) {
+    std::vector<DramRequest> reqs = random_stream(3000, 4, 16, 8, seed);
+    std::mt19937 rng(seed);
+    for (DramRequest& r : reqs) r.arrival += rng() % 700;  // some beyond the horizon
+    DramChannel lt(p, true, /*horizon=*/500);
+    std::vector<DramCommand> log;
+    lt.record_commands(&log);
+    uint64_t latest = 0;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      latest = std::max(latest, reqs[i].arrival);
+      const DramAccess a = lt.serve(reqs[i]);
+      const uint64_t from = std::max(reqs[i].arrival, latest > 500 ? latest - 500 : 0);  // clamped at the horizon
+      ASSERT_GE(a.completion, from + (reqs[i].is_write ? kWL : kCL) + kBurst);
+    }
+    for (const DramCommand& c : log) ASSERT_GE(c.cycle, reqs[c.request].arrival);
+    ASSERT_EQ(check_dram_protocol(p, log), "") << "seed " << seed;
   }
 }
 

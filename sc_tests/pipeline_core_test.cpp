@@ -235,8 +235,8 @@ TEST(PipelineCore, TwoSchedulersIssueInParallel) {
 }
 
 // SPEC 1: "2 instructions/cycle from 1-2 warps": with issue width 2 one warp may dual-issue two
-// independent instructions. DISABLED: SmPipeline::issue_on visits each warp once per cycle.
-TEST(PipelineCore, DISABLED_SingleWarpDualIssuesWithWidthTwo) {
+// independent instructions.
+TEST(PipelineCore, SingleWarpDualIssuesWithWidthTwo) {
   Rig r(independent_sp(4), 32, [](SmParams& p) {
     p.pipeline.issue_width = 2;
     p.pipeline.units[kSp] = {2, 4, 1};
@@ -408,9 +408,7 @@ TEST(PipelineCore, OneMshrSerializesMissesToDifferentLines) {
 
 // The MSHR limit holds across the lines of one instruction: with 2 MSHRs both held until 200,
 // a third and fourth miss cannot leave before 200 + L1 latency.
-// DISABLED: the 4th miss leaves at 3 + 10 = 13 (see report: L1dCache::miss pops every release
-// <= the delayed send cycle, then the next line queries mshr_free_at() with an earlier cycle).
-TEST(PipelineCore, DISABLED_MshrLimitHoldsForLaterLinesOfAStalledInstruction) {
+TEST(PipelineCore, MshrLimitHoldsForLaterLinesOfAStalledInstruction) {
   Rig r(
       "body:\n"
       "  - {op: ld.global, dst: r1, addr: {base: 0x100000, lane: 8}}\n"  // 2 lines
@@ -664,8 +662,7 @@ TEST(PipelineCore, GtoVersusLrrOrder) {
 }
 
 // A TB of 48 threads has a full warp and a 16-lane warp: 48 thread instructions per instruction.
-// DISABLED: the last warp of a TB runs all program lanes regardless of threads_per_tb.
-TEST(PipelineCore, DISABLED_PartialLastWarpHasOnlyItsThreadsActive) {
+TEST(PipelineCore, PartialLastWarpHasOnlyItsThreadsActive) {
   Rig r("body:\n  - {op: sp, dst: r1}\n", 48);
   r.start();
   r.run();

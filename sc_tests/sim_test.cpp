@@ -210,7 +210,8 @@ TEST(MemoryPath, LoneLoadKnownLatency) {
     gpu.sms()[0]->mem_out->b_transport(gp, delay);
     return (delay - at).to_seconds() * 1e9;
   };
-  const double xbar_req = 1 + 10, l2 = 20, dram = 50 + 4 /* 4 bursts of 32 B, 1 ns each */, xbar_reply = 5 + 10;
+  // DRAM: controller latency 50, ACT + tRCD 12, 4 bursts of 32 B tCCD 1 apart, CL 12, last burst 1 ns.
+  const double xbar_req = 1 + 10, l2 = 20, dram = 50 + 12 + 3 + 12 + 1, xbar_reply = 5 + 10;
   EXPECT_DOUBLE_EQ(load(0, sc_core::SC_ZERO_TIME), xbar_req + l2 + dram + xbar_reply);
   EXPECT_DOUBLE_EQ(load(0, sc_core::sc_time(1000, sc_core::SC_NS)), xbar_req + l2 + xbar_reply);  // L2 hit
   EXPECT_EQ(gpu.l2_slices()[0]->hits(), 1u);

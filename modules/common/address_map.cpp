@@ -16,9 +16,9 @@ DecodedAddress AddressMap::decode(uint64_t a) const {
   DecodedAddress d{};
   d.line = a / p_.line_bytes;
   if (p_.kind == AddressMapParams::Kind::xor_hash) {
-    d.partition = xor_bits(a, p_.partition_bits) % p_.partitions;
-    d.set = xor_bits(a, p_.set_bits) % p_.l2_sets;
-    d.bank = xor_bits(a, p_.bank_bits) % p_.banks;
+    d.partition = parity_bits(a, partition_masks_) % p_.partitions;
+    d.set = parity_bits(a, set_masks_) % p_.l2_sets;
+    d.bank = parity_bits(a, bank_masks_) % p_.banks;
     d.row = a / (static_cast<uint64_t>(p_.row_bytes) * p_.banks * p_.partitions);
     return d;
   }

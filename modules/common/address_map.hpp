@@ -33,13 +33,33 @@ struct DecodedAddress {
 class AddressMap {
  public:
   AddressMap() = default;
-  explicit AddressMap(AddressMapParams p) : p_(std::move(p)) {}
+  explicit AddressMap(AddressMapParams p) : p_(std::move(p)) {
+    partition_masks_ = masks(p_.partition_bits);
+    set_masks_ = masks(p_.set_bits);
+    bank_masks_ = masks(p_.bank_bits);
+  }
   DecodedAddress decode(uint64_t paddr) const;
   const AddressMapParams& params() const { return p_; }
   static uint32_t xor_bits(uint64_t addr, const std::vector<std::vector<int>>& eqs);
 
  private:
+  // Each XOR equation as a mask of address bits: its output is the parity of addr & mask.
+  static std::vector<uint64_t> masks(const std::vector<std::vector<int>>& eqs) {
+    std::vector<uint64_t> m;
+    for (const auto& eq : eqs) {
+      uint64_t x = 0;
+      for (int b : eq) x ^= uint64_t{1} << b;  // a bit listed twice cancels, as in the XOR
+      m.push_back(x);
+    }
+    return m;
+  }
+  static uint32_t parity_bits(uint64_t addr, const std::vector<uint64_t>& masks) {
+    uint32_t out = 0;
+    for (size_t i = 0; i < masks.size(); ++i) out |= uint32_t(__builtin_parityll(addr & masks[i])) << i;
+    return out;
+  }
   AddressMapParams p_;
+  std::vector<uint64_t> partition_masks_, set_masks_, bank_masks_;
 };
 
 }  // namespace mpgpu

@@ -27,9 +27,12 @@ std::vector<uint64_t> DramChannel::fit_columns(uint64_t lower, uint64_t latest, 
   const uint64_t step = std::max<uint64_t>({p_.timing.CCD, burst, 1});
   // Past the end of all three tables everything is free: a search that keeps bouncing between
   // gaps of different tables (a deep backlog, mixed read and write latencies) goes there.
-  const uint64_t tail = std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
+  const uint64_t tail =
+      std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
   std::vector<uint64_t> cas;
-  uint64_t c = lower, before;
+  // Gaps further back than the backfill window are not searched: a real controller's queue
+  // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
+  uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower, before;
   for (uint32_t k = 0; k < bursts; ++k) {
     int rounds = 0;
     do {
@@ -38,7 +41,7 @@ std::vector<uint64_t> DramChannel::fit_columns(uint64_t lower, uint64_t latest, 
       c = command_bus_.earliest(c, 1);
       c = column_spacing_.earliest(c, p_.timing.CCD);
       c = data_bus_.earliest(c + lat, burst) - lat;
-    } while (c != before);
+    } while (c != before && c <= latest);
     if (c > latest) return {};
     cas.push_back(c);
     c += step;
@@ -93,7 +96,8 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
     const bool open = w->pre == kOpen;
     if (!open && (!reorder_ || w->pre <= lower)) break;  // older windows closed earlier still
     if (w->row != row || (!open && w->pre < to_pre)) continue;
-    std::vector<uint64_t> fit = fit_columns(std::max(lower, w->act + t.RCD), open ? kOpen : w->pre - to_pre, bursts, is_write);
+    std::vector<uint64_t> fit =
+        fit_columns(std::max(lower, w->act + t.RCD), open ? kOpen : w->pre - to_pre, bursts, is_write);
     if (!fit.empty() && (cas.empty() || fit.back() < cas.back())) {
       cas = std::move(fit);
       hit = &*w;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 namespace mpgpu {
 
@@ -33,7 +34,8 @@ std::vector<uint64_t> FrFcfsScheduler::run(const std::vector<DramRequest>& reqs)
     if (r.bank >= p_.banks) throw std::out_of_range("DRAM bank out of range");
   std::vector<uint32_t> order(n);  // age order: arrival, then position
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return reqs[a].arrival < reqs[b].arrival; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return reqs[a].arrival < reqs[b].arrival; });
 
   std::vector<uint64_t> completion(n, 0);
   outcomes_.assign(n, RowOutcome::hit);
@@ -54,7 +56,8 @@ std::vector<uint64_t> FrFcfsScheduler::run(const std::vector<DramRequest>& reqs)
   while (done < n) {
     while (next < n && queue.size() < capacity_ && reqs[order[next]].arrival <= t)
       queue.push_back({order[next], p_.bursts_for(reqs[order[next]].bytes)}), ++next;
-    bursts.erase(std::remove_if(bursts.begin(), bursts.end(), [&](const auto& b) { return b.second <= t; }), bursts.end());
+    bursts.erase(std::remove_if(bursts.begin(), bursts.end(), [&](const auto& b) { return b.second <= t; }),
+                 bursts.end());
     if (queue.empty()) {  // idle: jump to the next arrival
       t = std::max(t, reqs[order[next]].arrival);
       continue;

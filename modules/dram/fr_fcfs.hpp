@@ -25,7 +25,8 @@ enum class DramSchedulePolicy { fr_fcfs, fcfs };
 
 class FrFcfsScheduler {
  public:
-  FrFcfsScheduler(const DramParams& p, uint32_t queue_capacity, DramSchedulePolicy policy = DramSchedulePolicy::fr_fcfs);
+  FrFcfsScheduler(const DramParams& p, uint32_t queue_capacity,
+                  DramSchedulePolicy policy = DramSchedulePolicy::fr_fcfs);
 
   // Completion cycle (after the last data beat) of each request, in the order given.
   std::vector<uint64_t> run(const std::vector<DramRequest>& requests);

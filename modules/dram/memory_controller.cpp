@@ -22,7 +22,8 @@ void MemoryController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& d
   const sc_time now = sc_core::sc_time_stamp();
   const DecodedAddress where = map_.decode(gp.get_address());
   const uint64_t arrival = first_cycle_at_or_after(now + delay) + p_.latency_cycles;
-  const DramAccess a = channel_.serve(arrival, where.bank, where.row, gp.is_write(), std::max(1u, gp.get_data_length()));
+  const uint32_t bytes = std::max(1u, gp.get_data_length());
+  const DramAccess a = channel_.serve(arrival, where.bank, where.row, gp.is_write(), bytes);
   delay = clock_.cycles(double(a.completion)) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -2,6 +2,7 @@
 // The ld/st unit's address front end: the coalescer merges the lanes of a global access into one
 // request per cache line, and the shared-memory bank-conflict degree counts the passes a shared
 // access needs (lanes reading the same word are served together, as a broadcast).
+#include <algorithm>
 #include <cstdint>
 
 namespace mpgpu {
@@ -9,7 +10,8 @@ namespace mpgpu {
 struct CoalescedLines {
   static constexpr int kMax = 64;  // 32 lanes, each may straddle two lines
   uint64_t line[kMax];
-  uint32_t bytes[kMax];
+  uint32_t bytes[kMax];  // distinct bytes touched, at the granule below
+  uint64_t touched[kMax];  // one bit per granule of the line (line_bytes / 64, at least 1 B)
   int count = 0;
 };
 
@@ -17,27 +19,31 @@ struct CoalescedLines {
 inline void coalesce(const uint64_t* addrs, int lanes, uint32_t width, uint32_t line_bytes,
                      CoalescedLines& out) {
   out.count = 0;
-  auto add = [&](uint64_t line, uint32_t bytes) {
+  const uint32_t granule = line_bytes >= 64 ? line_bytes / 64 : 1;
+  auto add = [&](uint64_t line, uint32_t offset, uint32_t bytes) {
+    const uint32_t g0 = offset / granule, g1 = (offset + bytes - 1) / granule;
+    const uint64_t mask = (g1 - g0 == 63 ? ~uint64_t{0} : ((uint64_t{1} << (g1 - g0 + 1)) - 1)) << g0;
     for (int i = 0; i < out.count; ++i)
       if (out.line[i] == line) {
-        out.bytes[i] += bytes;
+        out.touched[i] |= mask;
         return;
       }
     out.line[out.count] = line;
-    out.bytes[out.count++] = bytes;
+    out.touched[out.count++] = mask;
   };
   for (int l = 0; l < lanes; ++l) {
     const uint64_t first = addrs[l] / line_bytes, last = (addrs[l] + width - 1) / line_bytes;
+    const uint32_t offset = static_cast<uint32_t>(addrs[l] % line_bytes);
     if (first == last) {
-      add(first, width);
+      add(first, offset, width);
     } else {
-      const uint32_t head = static_cast<uint32_t>(last * line_bytes - addrs[l]);
-      add(first, head);
-      add(last, width - head);
+      const uint32_t head = line_bytes - offset;
+      add(first, offset, head);
+      add(last, 0, width - head);
     }
   }
   for (int i = 0; i < out.count; ++i)
-    if (out.bytes[i] > line_bytes) out.bytes[i] = line_bytes;  // lanes overlapping within a line
+    out.bytes[i] = std::min<uint32_t>(line_bytes, __builtin_popcountll(out.touched[i]) * granule);
 }
 
 // Passes a shared-memory access needs: the most distinct 4-byte words any one bank must serve.

@@ -54,7 +54,8 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     if (ttb)
       w.code.start_trace(k.trace.get(), &ttb->warps[i]);
     else
-      w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0});
+      w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0},
+                           std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size));
     ++ks.warps;
     ++stats_.warps;
     ++live_warps_;
@@ -111,9 +112,15 @@ bool SmPipeline::issue_on(uint32_t s) {
     Warp& w = warps_[wid];
     if (blocked(w, wake) != Block::none) continue;
     issue(wid, w);
-    if (!w.live) exits_.push_back(wid);
     if (!first) first = wid;
-    if (++issued == p_.pipeline.issue_width) break;
+    // Its next instruction is already decoded: with width left it may issue in the same cycle
+    // if independent ("2 instructions per cycle from 1-2 warps").
+    if (++issued < p_.pipeline.issue_width && w.live && blocked(w, wake) == Block::none) {
+      issue(wid, w);
+      ++issued;
+    }
+    if (!w.live) exits_.push_back(wid);
+    if (issued >= p_.pipeline.issue_width) break;
   }
   if (first) ++warps_[*first].kstats->issue_cycles;
   sched.issued(first);
@@ -143,7 +150,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
       uint64_t busy = 1;
       execute_memory(w, d, wid, commit, busy);
       ldst_free_ = c + busy;
-      from_memory = d.space != MemSpace::shared;
+      from_memory = true;  // global and shared results alike count as RAW on memory (SPEC 5)
       break;
     }
     default:
@@ -161,7 +168,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   else if (d.unit == UnitClass::ldst)
     w.fetch_ready = c + p_.pipeline.fetch_latency;
   else
-    w.fetch_ready = c + 1;
+    w.fetch_ready = c;  // fetched ahead: free to issue now (second slot) or next cycle
   w.code.next();
   if (w.code.done()) {
     exit_warp(wid, w);
@@ -198,8 +205,9 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
   done = c + 1;
   const uint32_t lat = p_.l1d.latency;
   MemAccess a{0, lb, AccessKind::load, 0, tb.launch, tb.tb, wid};
-  for (int i = 0; i < lines.count; ++i) {
-    const uint64_t t = c + i, line = lines.line[i];
+  uint64_t t = c;  // the tag port takes one line per cycle; a stalled line holds the ones behind it
+  for (int i = 0; i < lines.count; ++i, ++t) {
+    const uint64_t line = lines.line[i];
     a.addr = line * lb;
     ++stats_.memory_requests, ++ks.memory_requests;
     if (d.op == MemOp::load) {
@@ -215,6 +223,7 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
       }
       ++stats_.l1_misses, ++ks.l1_misses;
       const uint64_t send = l1d_.mshr_free_at(t);  // a full MSHR file stalls the ld/st pipe
+      t = send;
       busy = std::max(busy, send - c + 1);
       a.kind = AccessKind::load;
       a.bytes = lb;

@@ -138,7 +138,7 @@ void Sm::report_warp_tbs(const sc_time& now) {
 
 uint64_t Sm::access(const MemAccess& a) {
   static uint8_t line[4096];  // targets model timing only; the data pointer is never read
-  tlm::tlm_generic_payload gp;
+  tlm::tlm_generic_payload& gp = mem_gp_;  // reused: a payload allocates its extension array
   gpu_mem_ext ext;
   ext.context = a.launch->context;
   ext.kernel = a.launch->id;

@@ -121,6 +121,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
   bool save_pending_ = false;
   SmPipeline pipe_;
+  tlm::tlm_generic_payload mem_gp_;
   uint32_t quantum_cycles_;
   std::vector<WarpTb> warp_tbs_;
   uint32_t warp_tbs_live_ = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // Where a warp is in its code: a position in a YAML warp program (with loop counters) or in a
 // SASS trace. The pipeline sees only the decoded head instruction and its lane addresses.
+#include <algorithm>
 #include <cstdint>
 
 #include "workload/program.hpp"
@@ -20,8 +21,10 @@ struct Decoded {
 
 class WarpCursor {
  public:
-  void start_program(const WarpProgram* p, const LaneCoords& coords) {
+  // `lanes`: threads of the TB in this warp (fewer than the warp size in a partial last warp).
+  void start_program(const WarpProgram* p, const LaneCoords& coords, uint32_t lanes) {
     prog_ = p;
+    lanes_ = lanes;
     trace_ = nullptr;
     coords_ = coords;
     pc_ = 0;
@@ -52,8 +55,9 @@ class WarpCursor {
     c.pc = pc_;
     const AddressExpr& e = prog_->addresses[i.addr];
     const uint64_t align = ~uint64_t(i.width - 1);
-    for (uint32_t l = 0; l < i.active_lanes; ++l) out[l] = lane_address(e, c, l) & align;
-    return static_cast<int>(i.active_lanes);
+    const uint32_t n = std::min(i.active_lanes, lanes_);
+    for (uint32_t l = 0; l < n; ++l) out[l] = lane_address(e, c, l) & align;
+    return static_cast<int>(n);
   }
 
   void next() {
@@ -86,7 +90,7 @@ class WarpCursor {
     done_ = pc_ >= prog_->instrs.size();
     if (done_) return;
     const ProgInstr& i = prog_->instrs[pc_];
-    head_ = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, i.active_lanes, i.dst, i.src};
+    head_ = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, std::min(i.active_lanes, lanes_), i.dst, i.src};
   }
 
   const WarpProgram* prog_ = nullptr;
@@ -94,6 +98,7 @@ class WarpCursor {
   const TraceWarp* trace_ = nullptr;
   LaneCoords coords_{};
   uint32_t pc_ = 0;
+  uint32_t lanes_ = 32;
   uint32_t iter_[8] = {};
   bool done_ = true;
   Decoded head_;
