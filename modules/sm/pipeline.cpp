@@ -18,6 +18,7 @@ SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
     for (int u = 0; u < kUnitClasses; ++u) units[u].assign(std::max(1u, p.pipeline.units[u].count), 0);
     unit_free_.push_back(std::move(units));
   }
+  sched_state_.assign(p.warp_schedulers, SchedulerState{});
 }
 
 bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle) {
@@ -64,6 +65,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
       continue;
     }
     refresh_ready(w);
+    sched_state_[w.scheduler].wake = 0;
     schedulers_[w.scheduler]->set_budget(launch->id, k.qos_budget);
     schedulers_[w.scheduler]->add_warp(wid, age_++, launch->id);
   }
@@ -101,16 +103,30 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) const {
 }
 
 bool SmPipeline::issue_on(uint32_t s) {
+  SchedulerState& st = sched_state_[s];
+  if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
   WarpScheduler& sched = *schedulers_[s];
-  if (sched.size() == 0) return false;
+  if (sched.size() == 0) {
+    st = {kNever, -1, nullptr};
+    return false;
+  }
   const std::vector<uint32_t>& order = sched.order();
   uint32_t issued = 0;
   std::optional<uint32_t> first;
-  uint64_t wake = 0;
+  SchedulerState stalled{kNever, -1, nullptr};
   exits_.clear();
   for (uint32_t wid : order) {
     Warp& w = warps_[wid];
-    if (blocked(w, wake) != Block::none) continue;
+    uint64_t wake = kNever;
+    const Block b = blocked(w, wake);
+    if (b != Block::none) {
+      // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) > control.
+      const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
+                       : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
+      if (rank > stalled.rank) stalled.rank = rank, stalled.kstats = w.kstats;
+      stalled.wake = std::min(stalled.wake, wake);
+      continue;
+    }
     issue(wid, w);
     if (!first) first = wid;
     // Its next instruction is already decoded: with width left it may issue in the same cycle
@@ -125,6 +141,7 @@ bool SmPipeline::issue_on(uint32_t s) {
   if (first) ++warps_[*first].kstats->issue_cycles;
   sched.issued(first);
   for (uint32_t wid : exits_) sched.remove_warp(wid);  // after issued(): `order` stays valid until then
+  st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled;
   return issued > 0;
 }
 
@@ -289,6 +306,7 @@ void SmPipeline::barrier_release(TbSlot& t) {
     o.at_barrier = false;
     o.fetch_ready = std::max(o.fetch_ready, cycle_ + p_.pipeline.barrier_latency);
     refresh_ready(o);
+    sched_state_[o.scheduler].wake = 0;
   }
 }
 
@@ -305,33 +323,19 @@ uint64_t SmPipeline::next_event() const {
 }
 
 void SmPipeline::account_stalls(const std::vector<bool>& issued, uint64_t cycles) {
-  bool all = true;
-  for (uint32_t s = 0; s < schedulers_.size(); ++s) {
-    stats_.issue_cycles += issued[s];
-    all &= issued[s];
-  }
-  if (all) return;
-  // A scheduler without an issue stalls for the reason of its most advanced warp:
-  // pipe busy > operands (memory, then arithmetic) > control.
-  stall_reason_.assign(schedulers_.size(), {-1, nullptr});
-  for (const Warp& w : warps_) {
-    if (!w.live || issued[w.scheduler]) continue;
-    uint64_t wake = 0;
-    const Block b = blocked(w, wake);
-    const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
-                     : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
-    auto& r = stall_reason_[w.scheduler];
-    if (rank > r.first) r = {rank, w.kstats};
-  }
   static constexpr uint64_t PipelineStats::*kField[] = {
       &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
       &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
   for (uint32_t s = 0; s < schedulers_.size(); ++s) {
-    if (issued[s]) continue;
-    const auto [rank, ks] = stall_reason_[s];
-    const auto field = kField[std::max(rank, 0)];
+    if (issued[s]) {
+      ++stats_.issue_cycles;
+      continue;
+    }
+    // The reason found when the scheduler last looked at its warps; their state has not changed.
+    const SchedulerState& st = sched_state_[s];
+    const auto field = kField[std::max(st.rank, 0)];
     stats_.*field += cycles;
-    if (ks) ks->*field += cycles;
+    if (st.kstats) st.kstats->*field += cycles;
   }
 }
 
@@ -347,7 +351,8 @@ uint64_t SmPipeline::run_until(uint64_t limit) {
     for (uint32_t s = 0; s < schedulers_.size(); ++s) any |= (issued[s] = issue_on(s));
     uint64_t step = 1;
     if (!any) {
-      const uint64_t next = next_event();
+      uint64_t next = kNever;
+      for (const SchedulerState& st : sched_state_) next = std::min(next, st.wake);
       step = next == kNever ? limit - cycle_ : std::clamp<uint64_t>(next - cycle_, 1, limit - cycle_);
     }
     account_stalls(issued, step);

@@ -93,6 +93,13 @@ class SmPipeline {
     std::vector<uint32_t> warps;
   };
   enum class Block { none, unit, operands, control };
+  // What a scheduler found when it last looked at its warps without issuing: the earliest cycle
+  // one of them can issue, and the stall reason (rank) of its most advanced warp.
+  struct SchedulerState {
+    uint64_t wake = 0;
+    int rank = -1;
+    PipelineStats* kstats = nullptr;
+  };
 
   bool issue_on(uint32_t s);
   Block blocked(const Warp& w, uint64_t& wake) const;
@@ -124,7 +131,7 @@ class SmPipeline {
   uint64_t addr_buf_[32];
   std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
   std::vector<bool> issued_;
-  std::vector<std::pair<int, PipelineStats*>> stall_reason_;  // per scheduler, scratch
+  std::vector<SchedulerState> sched_state_;
 };
 
 }  // namespace mpgpu
