@@ -16,14 +16,17 @@ struct CoalescedLines {
 };
 
 // addrs: one address per active lane; width: bytes per lane. Lines in first-touch order.
+// line_bytes must be a power of two (the platform checks): shifts, not divisions, per lane.
 inline void coalesce(const uint64_t* addrs, int lanes, uint32_t width, uint32_t line_bytes,
                      CoalescedLines& out) {
   out.count = 0;
-  const uint32_t granule = line_bytes >= 64 ? line_bytes / 64 : 1;
+  const int line_shift = __builtin_ctz(line_bytes);
+  const int granule_shift = line_shift >= 6 ? line_shift - 6 : 0;  // 64 granules per line
+  const uint64_t offset_mask = line_bytes - 1;
   auto add = [&](uint64_t line, uint32_t offset, uint32_t bytes) {
-    const uint32_t g0 = offset / granule, g1 = (offset + bytes - 1) / granule;
+    const uint32_t g0 = offset >> granule_shift, g1 = (offset + bytes - 1) >> granule_shift;
     const uint64_t mask = (g1 - g0 == 63 ? ~uint64_t{0} : ((uint64_t{1} << (g1 - g0 + 1)) - 1)) << g0;
-    for (int i = 0; i < out.count; ++i)
+    for (int i = out.count - 1; i >= 0; --i)  // newest first: neighbouring lanes share lines
       if (out.line[i] == line) {
         out.touched[i] |= mask;
         return;
@@ -32,8 +35,8 @@ inline void coalesce(const uint64_t* addrs, int lanes, uint32_t width, uint32_t 
     out.touched[out.count++] = mask;
   };
   for (int l = 0; l < lanes; ++l) {
-    const uint64_t first = addrs[l] / line_bytes, last = (addrs[l] + width - 1) / line_bytes;
-    const uint32_t offset = static_cast<uint32_t>(addrs[l] % line_bytes);
+    const uint64_t first = addrs[l] >> line_shift, last = (addrs[l] + width - 1) >> line_shift;
+    const uint32_t offset = static_cast<uint32_t>(addrs[l] & offset_mask);
     if (first == last) {
       add(first, offset, width);
     } else {
@@ -43,7 +46,7 @@ inline void coalesce(const uint64_t* addrs, int lanes, uint32_t width, uint32_t 
     }
   }
   for (int i = 0; i < out.count; ++i)
-    out.bytes[i] = std::min<uint32_t>(line_bytes, __builtin_popcountll(out.touched[i]) * granule);
+    out.bytes[i] = std::min<uint32_t>(line_bytes, __builtin_popcountll(out.touched[i]) << granule_shift);
 }
 
 // Passes a shared-memory access needs: the most distinct 4-byte words any one bank must serve.
