@@ -1,7 +1,8 @@
 #pragma once
 // Crossbar between SMs (and the fill unit) and the memory partitions: a request network and a
-// reply network, each with a fixed traversal latency and per-destination-port bandwidth
-// (flits per cycle), booked on occupancy calendars.
+// reply network, each with a fixed traversal latency. A packet holds its source's output port
+// and its destination's input port for its flits (flits_per_cycle per port), booked on occupancy
+// calendars: first come, first served at every port.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
@@ -37,12 +38,13 @@ class Crossbar : public sc_core::sc_module {
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void end_of_elaboration() override;
-  sc_core::sc_time traverse(OccupancyCalendar& port, uint32_t bytes, const sc_core::sc_time& at);
+  sc_core::sc_time traverse(OccupancyCalendar& out, OccupancyCalendar& in, uint32_t bytes, const sc_core::sc_time& at);
 
   CrossbarParams p_;
   ClockDomain clock_;
   const AddressMap& map_;
-  std::vector<OccupancyCalendar> req_ports_, reply_ports_;
+  std::vector<OccupancyCalendar> req_ports_, reply_ports_;          // per partition: input, output
+  std::vector<OccupancyCalendar> inject_ports_, eject_ports_;       // per initiator (SM, fill unit)
   uint64_t requests_ = 0;
 };
 
