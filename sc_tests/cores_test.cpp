@@ -100,6 +100,30 @@ TEST(AddressMap, XorBitsKnownAnswer) {
   EXPECT_EQ(AddressMap::xor_bits(1ull << 12, two), 2u);
 }
 
+TEST(AddressMap, XorDecodeEqualsTheEquationsBitByBit) {
+  // decode() evaluates each equation as the parity of a bit mask; it must agree with the plain
+  // XOR of the listed bits (SPEC 6's GTX 1080 b0..b2 and c3) on any address.
+  AddressMapParams p;
+  p.kind = AddressMapParams::Kind::xor_hash;
+  p.partitions = 8;
+  p.l2_sets = 2;
+  p.banks = 2;
+  p.partition_bits = {{10, 12, 16, 20, 23, 26, 29, 30}, {11, 12, 13, 15, 17, 20, 21, 23, 25, 26, 30},
+                      {12, 13, 18, 19, 22, 25, 26, 27, 30, 31}};
+  p.set_bits = {{7, 8, 16, 17, 23, 26, 31}};
+  p.bank_bits = {{13, 15, 20, 24, 26, 29, 32}};
+  const AddressMap m(p);
+  uint64_t x = 12345;
+  for (int i = 0; i < 10000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t a = x >> 24;
+    const DecodedAddress d = m.decode(a);
+    ASSERT_EQ(d.partition, AddressMap::xor_bits(a, p.partition_bits));
+    ASSERT_EQ(d.set, AddressMap::xor_bits(a, p.set_bits));
+    ASSERT_EQ(d.bank, AddressMap::xor_bits(a, p.bank_bits));
+  }
+}
+
 TEST(AddressMap, InterleaveSpreadsChunksOverPartitions) {
   AddressMapParams p;
   p.partitions = 5;

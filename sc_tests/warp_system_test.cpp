@@ -204,3 +204,12 @@ TEST(WarpProgramConfig, ErrorsNameFileLineAndKey) {
   EXPECT_NE(r.output.find("w.yaml:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("uses r9"), std::string::npos) << r.output;
 }
+
+TEST(WarpExamples, ValidateOnTheWarpLevelPlatforms) {
+  for (const char* platform : {"gtx1080", "titanv", "rtx2060", "gtx480", "k20c", "sixteen_sm"})
+    for (const char* w : {"compute_bound", "memory_bound", "vectoradd_trace"}) {
+      auto r = run_mpgpu(std::string("validate --platform ") + source_path(std::string("platforms/") + platform + ".yaml") +
+                         " --workload " + source_path(std::string("configs/warp/") + w + ".yaml"));
+      EXPECT_EQ(r.exit_code, 0) << platform << " " << w << ": " << r.output;
+    }
+}

@@ -37,9 +37,12 @@ ModuleRegistry make_builtin() {
     return new BlockScheduler(n.c_str(), c.cfg.block_scheduler, c.cfg.sm, ClockDomain(c.cfg.clocks.core), s,
                               c.planned_tbs, c.progress);
   });
-  r.add(R::sm, "sm_tb", [](const std::string& n, uint32_t i, ElabContext& c) {
-    return new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline, c.cfg.quantum_cycles);
-  });
+  // One SM model for both fidelities: TB-level kernels run for a sampled time, warp-level ones
+  // on the pipeline. "sm_tb" is the name it had before the pipeline existed.
+  for (const char* kind : {"sm", "sm_tb"})
+    r.add(R::sm, kind, [](const std::string& n, uint32_t i, ElabContext& c) {
+      return new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline, c.cfg.quantum_cycles);
+    });
   r.add(R::crossbar, "crossbar", [](const std::string& n, uint32_t, ElabContext& c) {
     return new Crossbar(n.c_str(), c.cfg.crossbar, ClockDomain(c.cfg.clocks.icnt), c.address_map);
   });
