@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "dram/busy_intervals.hpp"
+#include "common/busy_intervals.hpp"
 #include "dram/dram_channel.hpp"
 #include "dram/dram_commands.hpp"
 #include "dram/fr_fcfs.hpp"

@@ -63,11 +63,11 @@ TEST(ContextSwitch, MovesExactlyTheContextBytesInTheMemoryModelsTime) {
   EXPECT_EQ(m["dram_writes"], m["l2_writebacks"]);
   EXPECT_EQ(m["dram_bytes"].get<uint64_t>(), 128 * (m["dram_reads"].get<uint64_t>() + m["dram_writes"].get<uint64_t>()));
   // Save time from the memory model: drain 500 + trap 100 cycles, then 288 lines leave the SM one
-  // per cycle; the last one crosses the crossbar (5 flits / 8 + 10), is written into the L2
-  // (tag + 20) and its acknowledgement crosses back (1/8 + 10). Write-backs of evicted lines
-  // occupy DRAM but are off the SM's path.
+  // per cycle; the last one crosses the crossbar (5 flits / 8 + 10), waits for the next L2 cycle
+  // edge to look up its tag (10.625 -> 11), is written (20) and its acknowledgement crosses back
+  // (1/8 + 10). Write-backs of evicted lines occupy DRAM but are off the SM's path.
   const double lines = bytes / 128.0;
-  const double expected = 500 + 100 + (lines - 1) + (0.625 + 10) + 20 + (0.125 + 10);
+  const double expected = 500 + 100 + (lines - 1) + 11 + 20 + (0.125 + 10);
   EXPECT_DOUBLE_EQ(s["preemption_list"][0]["latency_ns"].get<double>(), expected);
   // The high-priority kernel starts on the freed SM at once.
   const double done = s["preemption_list"][0]["done_ns"].get<double>();

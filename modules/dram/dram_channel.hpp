@@ -48,7 +48,7 @@
 #include <deque>
 #include <vector>
 
-#include "dram/busy_intervals.hpp"
+#include "common/busy_intervals.hpp"
 #include "dram/dram_commands.hpp"
 #include "dram/dram_timing.hpp"
 

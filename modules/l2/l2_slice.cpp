@@ -18,7 +18,10 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const auto* ext = gp.get_extension<gpu_mem_ext>();
   const AccessKind kind = ext ? ext->kind : (gp.is_write() ? AccessKind::store : AccessKind::load);
   const bool writes = gp.is_write() || kind == AccessKind::atomic;
-  const sc_time start = tag_port_.book(now + delay, clock_.period());
+  if (++calls_ % 4096 == 0) tag_port_.forget_before(clock_.to_cycles(now));  // nothing arrives before now
+  const uint64_t slot = tag_port_.earliest(clock_.to_cycles_ceil(now + delay), 1);
+  tag_port_.book(slot, 1);
+  const sc_time start = clock_.cycles(double(slot));
   const sc_time ready = start + clock_.cycles(p_.hit_latency_cycles);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   // A miss to this line is already on its way: the MSHR merges the request.

@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "common/address_map.hpp"
-#include "common/calendar.hpp"
+#include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
 #include "l2/tag_array.hpp"
 
@@ -49,7 +49,8 @@ class L2Slice : public sc_core::sc_module {
   const AddressMap& map_;
   TagArray tags_;
   void write_back(uint64_t line, const sc_core::sc_time& at);
-  OccupancyCalendar tag_port_;  // one tag lookup per cycle
+  BusyIntervals tag_port_;  // one tag lookup per cycle, in L2 cycles; keeps gaps for out-of-order arrivals
+  uint64_t calls_ = 0;
   std::priority_queue<sc_core::sc_time, std::vector<sc_core::sc_time>, std::greater<>> mshr_release_;
   std::unordered_map<uint64_t, sc_core::sc_time> pending_;  // line -> fill time
   size_t sweep_at_ = 64;

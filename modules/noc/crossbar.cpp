@@ -10,7 +10,8 @@ using sc_core::sc_time;
 
 Crossbar::Crossbar(sc_core::sc_module_name name, const CrossbarParams& p, ClockDomain clock,
                    const AddressMap& map)
-    : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map) {
+    : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
+      tick_(clock.mhz() * std::max(1u, p.flits_per_cycle)) {
   mem_in.register_b_transport(this, &Crossbar::b_transport);
 }
 
@@ -22,16 +23,22 @@ void Crossbar::end_of_elaboration() {
   reply_ports_.resize(mem_out.size());
   inject_ports_.resize(mem_in.size());
   eject_ports_.resize(mem_in.size());
+  req_busy_.assign(mem_out.size(), 0);
+  reply_busy_.assign(mem_out.size(), 0);
 }
 
-// Latency plus serialization of the packet's flits, once both its ports are free.
-sc_time Crossbar::traverse(OccupancyCalendar& out, OccupancyCalendar& in, uint32_t bytes, const sc_time& at) {
-  const uint32_t flits = std::max(1u, (bytes + p_.flit_bytes - 1) / p_.flit_bytes);
-  const sc_time serial = clock_.cycles(double(flits) / p_.flits_per_cycle);
-  const sc_time start = std::max({at, out.free_at(), in.free_at()});
-  out.book(start, serial);
-  in.book(start, serial);
-  return start + serial + clock_.cycles(p_.latency_cycles);
+// Latency plus serialization of the packet's flits, in the first slot both its ports have free.
+sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, uint32_t bytes, const sc_time& at) {
+  const uint64_t flits = std::max(1u, (bytes + p_.flit_bytes - 1) / p_.flit_bytes);
+  uint64_t s = tick_.to_cycles_ceil(at);
+  for (uint64_t prev = ~uint64_t{0}; s != prev;) {
+    prev = s;
+    s = in.earliest(out.earliest(s, flits), flits);
+  }
+  out.book(s, flits);
+  in.book(s, flits);
+  busy += flits;
+  return tick_.cycles(double(s + flits)) + clock_.cycles(p_.latency_cycles);
 }
 
 void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay) {
@@ -41,10 +48,15 @@ void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay
   const bool write = gp.is_write();
   const uint32_t payload = gp.get_data_length();
   // Requests carry data only for writes; replies only for reads (8 B header otherwise).
-  sc_time t = traverse(inject_ports_[src], req_ports_[part], write ? payload + 8 : 8, now + delay);
+  if (++calls_ % 4096 == 0) {  // nothing arrives before now: forget older bookings
+    const uint64_t floor = tick_.to_cycles(now);
+    for (auto* ports : {&req_ports_, &reply_ports_, &inject_ports_, &eject_ports_})
+      for (BusyIntervals& b : *ports) b.forget_before(floor);
+  }
+  sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], write ? payload + 8 : 8, now + delay);
   delay = t - now;
   mem_out[part]->b_transport(gp, delay);
-  t = traverse(reply_ports_[part], eject_ports_[src], write ? 8 : payload + 8, now + delay);
+  t = traverse(reply_ports_[part], eject_ports_[src], reply_busy_[part], write ? 8 : payload + 8, now + delay);
   delay = t - now;
 }
 

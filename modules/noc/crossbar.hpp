@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/address_map.hpp"
-#include "common/calendar.hpp"
+#include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
 
 namespace mpgpu {
@@ -31,20 +31,27 @@ class Crossbar : public sc_core::sc_module {
            const AddressMap& map);
 
   uint64_t requests() const { return requests_; }
-  sc_core::sc_time busy(uint32_t partition) const { return req_ports_.at(partition).busy_total(); }
-  sc_core::sc_time reply_busy(uint32_t partition) const { return reply_ports_.at(partition).busy_total(); }
+  // Time a partition's request input / reply output port was busy.
+  sc_core::sc_time busy(uint32_t partition) const { return tick_.cycles(double(req_busy_.at(partition))); }
+  sc_core::sc_time reply_busy(uint32_t partition) const { return tick_.cycles(double(reply_busy_.at(partition))); }
   uint32_t ports() const { return static_cast<uint32_t>(req_ports_.size()); }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void end_of_elaboration() override;
-  sc_core::sc_time traverse(OccupancyCalendar& out, OccupancyCalendar& in, uint32_t bytes, const sc_core::sc_time& at);
+  // Books the packet on both ports in the first slot they share; returns its arrival time.
+  sc_core::sc_time traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, uint32_t bytes,
+                            const sc_core::sc_time& at);
 
   CrossbarParams p_;
   ClockDomain clock_;
   const AddressMap& map_;
-  std::vector<OccupancyCalendar> req_ports_, reply_ports_;          // per partition: input, output
-  std::vector<OccupancyCalendar> inject_ports_, eject_ports_;       // per initiator (SM, fill unit)
+  // Ports in ticks of 1/flits_per_cycle cycles: one flit per tick.
+  ClockDomain tick_;
+  std::vector<BusyIntervals> req_ports_, reply_ports_;     // per partition: input, output
+  std::vector<BusyIntervals> inject_ports_, eject_ports_;  // per initiator (SM, fill unit)
+  std::vector<uint64_t> req_busy_, reply_busy_;            // ticks booked, per partition
+  uint64_t calls_ = 0;
   uint64_t requests_ = 0;
 };
 

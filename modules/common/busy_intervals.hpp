@@ -1,8 +1,9 @@
 #pragma once
-// Reservation table of one channel resource (command bus, tCCD/tRRD windows, data bus) in
-// cycles. Unlike the monotone OccupancyCalendar it keeps the gaps, so a request served later
-// can still take a slot before requests served earlier: the loosely-timed DRAM core needs that
-// for bank-level parallelism and row-hit back-filling.
+// Reservation table of one resource (a DRAM command or data bus, a tCCD/tRRD window, a crossbar
+// port) in integer time units. Unlike the monotone OccupancyCalendar it keeps the gaps, so a
+// request booked later can still take a slot before requests booked earlier: loosely timed
+// callers arrive out of time order (a reply booked far ahead by a queued DRAM access must not
+// hold up an earlier one), and the DRAM core back-fills for bank parallelism and row hits.
 // Stored as a bitmap of busy cycles from a moving base (one bit per cycle, 64 per word): the
 // booked schedule is short and dense, so searching words beats walking a tree of intervals.
 // Cycles before the base (forgotten) count as free.
