@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "test_util.hpp"
 #include "workload/trace.hpp"
 
 namespace mpgpu {
@@ -16,20 +17,7 @@ namespace {
 
 const std::string kSampleDir = std::string(MPGPU_SOURCE_DIR) + "/../shared/traces/vectoradd-100-32";
 
-// A fresh directory for synthetic traces, removed with the object.
-struct TraceDir {
-  std::filesystem::path path;
-  TraceDir() {
-    char tmpl[] = "/tmp/mpgpu_trace_test_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TraceDir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto p = path / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-};
+using TraceDir = test::TempDir;  // synthetic traces, removed with the object
 
 // Header of a synthetic kernel: one TB of 64 threads (2 warps) in a 2x1x1 grid.
 std::string header(int tracer_version, bool lineinfo = false) {
