@@ -10,12 +10,15 @@ the pair's average execution time, model vs published. Each benchmark also runs 
 its isolated time. Outputs (workloads, stats.json, timelines, summary_<mode>.json) go under
 out/singh_qaws/. Ends with one JSON line of the key figures.
 Usage: python3 scripts/singh_qaws.py [--quick] [--jobs N] [--sms N] [--out DIR]
-  --quick: the 9 homogeneous pairs and 8 heterogeneous pairs (85 simulations, about half a
-           minute on 2 cores at the default 10 SMs);
+  --quick: the 9 homogeneous pairs and 8 heterogeneous pairs (94 simulations with the
+           isolated runs; about 15 s on 2 cores at the default 10 SMs);
   full:    the 9 homogeneous pairs and all 72 ordered heterogeneous pairs (414 simulations,
-           about 2-3 minutes at 10 SMs);
+           about 1.5 minutes at 10 SMs);
   --sms N: SM count (10, 20, 40 or 80), L2 slices and DRAM channels scaled with it (80: the
-           full TITAN V; run time grows about linearly with N).
+           full TITAN V; run time grows about linearly with N: --quick --sms 80 about 3.5
+           minutes, full --sms 80 about 15 minutes).
+  --jobs N: simulations at a time (default: the number of cores; each simulation is one
+           single-threaded `mpgpu run --jobs 1`).
 """
 import os
 import sys
@@ -129,7 +132,8 @@ def run_mpgpu(platform, sets, wl, out_dir, tsp):
         cmd += ["--set", f"{k}={v}"]
     res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"), timeout=TIMEOUT_S)
     if res.returncode != 0:
-        raise RuntimeError(f"mpgpu failed ({res.returncode}): {' '.join(cmd)}\n{res.stdout}{res.stderr}")
+        shown = " ".join(["build/mpgpu"] + cmd[1:])  # BIN is a temporary snapshot of it
+        raise RuntimeError(f"mpgpu failed ({res.returncode}): {shown}\n{res.stdout}{res.stderr}")
     with open(os.path.join(out_dir, "stats.json")) as f:
         s = json.load(f)
     with open(tl) as f:

@@ -17,7 +17,7 @@ class BusyIntervals {
  public:
   // Earliest s >= t such that [s, s + len) overlaps nothing booked.
   uint64_t earliest(uint64_t t, uint64_t len) const {
-    if (len == 0) return t;
+    if (len == 0 || t >= end_) return t;  // past every booking: the common in-order case
     uint64_t s = t;
     for (;;) {
       s = next_free(s);
