@@ -213,3 +213,53 @@ TEST(WarpExamples, ValidateOnTheWarpLevelPlatforms) {
       EXPECT_EQ(r.exit_code, 0) << platform << " " << w << ": " << r.output;
     }
 }
+
+TEST(WarpContextSwitch, PreemptedWarpsResumeWhereTheyStoppedWithoutLosingWork) {
+  // PPQ (exclusive) with context switch: the high-priority kernel takes an SM from the low one,
+  // whose TBs (mid-loop, some warps waiting at a barrier) are saved and later restored.
+  TempDir dir, out;
+  const std::string w = dir.write("w.yaml", R"(policy: ppq_exclusive
+preemption: context_switch
+kernels:
+  low:
+    grid: 8
+    threads_per_tb: 128
+    registers_per_thread: 8
+    program:
+      body:
+        - loop: 300
+          body:
+            - {op: ld.global, dst: r1, addr: {base: 0, gtid: 4, iter: 4096}}
+            - {op: fma, dst: r2, src: [r1, r2]}
+            - {op: bar}
+  high:
+    grid: 2
+    threads_per_tb: 128
+    registers_per_thread: 8
+    program:
+      body:
+        - loop: 50
+          body:
+            - {op: fma, dst: r2, src: [r2]}
+processes:
+  - {name: lo, launches: [{kernel: low}]}
+  - {name: hi, priority: 1, arrival_us: 2, launches: [{kernel: high}]}
+)");
+  json s = run_cli("run --platform " + source_path("sc_tests/data/tiny.yaml") +
+                       " --set mechanisms.policies=[fcfs,ppq_exclusive] --set mechanisms.preemption=[context_switch,draining]"
+                       " --workload " + w + " --tsp " + dir.write("tsp.json", R"({"lo": 1000, "hi": 1000})"),
+                   out);
+  ASSERT_EQ(s["kernels"].size(), 2u);
+  const auto& sch = s["scheduling"];
+  ASSERT_GE(sch["tbs_saved"].get<int>(), 1);
+  EXPECT_EQ(sch["tbs_saved"], sch["tbs_restored"]);
+  // Context per TB: 128 threads x 8 registers x 4 B + 64 B of TB state.
+  EXPECT_EQ(sch["bytes_saved"].get<uint64_t>(), sch["tbs_saved"].get<uint64_t>() * (128 * 8 * 4 + 64));
+  EXPECT_EQ(sch["bytes_restored"], sch["bytes_saved"]);
+  // Every instruction ran exactly once: 8 TBs x 4 warps x 300 x (3 + back-edge), 2 x 4 x 50 x 2.
+  EXPECT_EQ(s["kernels"][0]["warp_level"]["warp_instructions"], 8 * 4 * 300 * 4);
+  EXPECT_EQ(s["kernels"][1]["warp_level"]["warp_instructions"], 2 * 4 * 50 * 2);
+  EXPECT_TRUE(s["kernels"][0]["completed"].get<bool>());
+  // The high-priority kernel ends long before the low one it preempted.
+  EXPECT_LT(s["kernels"][1]["end_ns"].get<double>(), s["kernels"][0]["end_ns"].get<double>());
+}

@@ -1,22 +1,21 @@
 #!/usr/bin/env python3
 """SPEC 7 experiment (Singh, DATE 2022): QoS-aware warp scheduling (QAWS) against GTO and LRR.
 
-Two processes share every SM of a (scaled) TITAN V: K1 (QAWS budget 1) launched first, K2
-(budget 2, 4 or 8) right after; persistent threads put one 1024-thread TB of each kernel on
-every SM. Benchmarks are the warp-level programs of configs/experiments/singh_qaws.yaml. For
+Two processes share every SM of the TITAN V-like platform (80 SMs, or scaled with --sms): K1
+(QAWS budget 1) launched first, K2 (budget 2, 4 or 8) right after; persistent threads put one
+1024-thread TB of each kernel on every SM. Benchmarks are the warp-level programs of configs/experiments/singh_qaws.yaml. For
 every pair the script runs GTO, LRR and QAWS (one run per K2 budget) through `build/mpgpu run`,
 and reports K2's response time (end - launch) under QAWS against the better of GTO and LRR and
 the pair's average execution time, model vs published. Each benchmark also runs alone (GTO) for
 its isolated time. Outputs (workloads, stats.json, timelines, summary_<mode>.json) go under
-out/singh_qaws/. Ends with one JSON line of the key figures.
+out/singh_qaws/ (out/singh_qaws/smsN/ with --sms N). Ends with one JSON line of the key figures.
 Usage: python3 scripts/singh_qaws.py [--quick] [--jobs N] [--sms N] [--out DIR]
   --quick: the 9 homogeneous pairs and 8 heterogeneous pairs (94 simulations with the
-           isolated runs; about 15 s on 2 cores at the default 10 SMs);
+           isolated runs; about 3 minutes on 2 cores at the default 80 SMs, 15 s at --sms 10);
   full:    the 9 homogeneous pairs and all 72 ordered heterogeneous pairs (414 simulations,
-           about 1.5 minutes at 10 SMs);
-  --sms N: SM count (10, 20, 40 or 80), L2 slices and DRAM channels scaled with it (80: the
-           full TITAN V; run time grows about linearly with N: --quick --sms 80 about 3.5
-           minutes, full --sms 80 about 15 minutes).
+           about 12 minutes at 80 SMs, 1.5 minutes at --sms 10);
+  --sms N: SM count (10, 20, 40 or 80, the default), L2 slices, DRAM channels and peak DRAM
+           bandwidth scaled with it: the same memory system per SM; run time about linear in N.
   --jobs N: simulations at a time (default: the number of cores; each simulation is one
            single-threaded `mpgpu run --jobs 1`).
 """
@@ -188,9 +187,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="all homogeneous pairs, 8 heterogeneous pairs")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="simulations at a time (default: cores)")
-    ap.add_argument("--sms", type=int, help="SM count (default: the config's `sms`, 10); memory scaled with it")
-    ap.add_argument("--out", default=os.path.join(ROOT, "out", "singh_qaws"))
+    ap.add_argument("--sms", type=int, help="SM count (default: the config's `sms`, 80); memory scaled with it")
+    ap.add_argument("--out", help="output directory (default: out/singh_qaws, out/singh_qaws/smsN with --sms N)")
     args = ap.parse_args()
+    if not args.out:
+        args.out = os.path.join(ROOT, "out", "singh_qaws") + (f"/sms{args.sms}" if args.sms else "")
     if not os.path.exists(MPGPU):
         sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh or cmake --build build)")
     global BIN
@@ -291,9 +292,10 @@ def run(args, t0, bin_desc):
 
     # 4. Report.
     us = 1e-3
-    print(f"\nSPEC 7 (Singh, DATE 2022) on {exp['platform']} with {n_sm} SMs "
-          f"({', '.join(f'{k}={v}' for k, v in sets.items())}; L2 slices and DRAM channels scaled with the "
-          f"SM count: same L2 and DRAM per SM as the platform's {full_sms} SMs); {mode} run")
+    scale = ("unscaled" if n_sm == full_sms else f"scaled from {full_sms} SMs: L2 slices, DRAM channels and "
+             f"bandwidth scaled with the SM count, same L2 and DRAM per SM")
+    print(f"\nSPEC 7 (Singh, DATE 2022) on {exp['platform']} with {n_sm} SMs ({scale}; "
+          f"{', '.join(f'{k}={v}' for k, v in sets.items())}); {mode} run")
     print(f"K1 budget {k1_budget} launched at 0, K2 budget {k2_budgets} at {exp['k2_arrival_us']} us; "
           f"persistent threads: 1 TB ({exp['threads_per_tb']} threads) of each kernel per SM\n")
     print("Benchmarks alone (GTO, all SMs): time, IPC per SM, L1 hit rate, DRAM bandwidth utilization, main stall")

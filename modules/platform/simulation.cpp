@@ -52,12 +52,7 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
           k.source, k.name, k.threads_per_tb, k.registers_per_tb, k.shared_mem_per_tb, cfg.name,
           cfg.sm.max_threads, cfg.sm.registers, cfg.sm.largest_shared_mem() / 1024,
           o.shared_mem_config == 0 ? "shared_memory" : o.limiting));
-    if (warp_level(k)) {  // its time comes from the pipeline
-      if (w.policy != "fcfs" && w.preemption == "context_switch")
-        throw ConfigError(w.preemption_source + ": preemption 'context_switch' of warp-level kernels (kernels." + k.name +
-                          ", " + k.source + ") is not modelled in this version: use preemption: draining, or a TB-level kernel");
-      continue;
-    }
+    if (warp_level(k)) continue;  // its time comes from the pipeline
     TbTimeDist& d = k.tb_time;
     if (d.mean_ns > 0) d.mean_cycles = cycles(d.mean_ns);
     if (d.min_ns > 0 || d.max_ns > 0) {

@@ -21,7 +21,8 @@ SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
   sched_state_.assign(p.warp_schedulers, SchedulerState{});
 }
 
-bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle) {
+bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle,
+                           const std::vector<WarpPosition>* resume) {
   const KernelDesc& k = *launch->kernel;
   const TraceTb* ttb = nullptr;
   uint32_t nwarps = (k.threads_per_tb + p_.warp_size - 1) / p_.warp_size;
@@ -57,14 +58,19 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     else
       w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0},
                            std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size));
+    if (resume) w.code.resume((*resume)[i]);
     ++ks.warps;
     ++stats_.warps;
     ++live_warps_;
-    if (w.code.done()) {  // a warp with nothing to run never joins a scheduler
+    if (w.code.done()) {  // a warp with nothing (left) to run never joins a scheduler
       exit_warp(wid, w);
       continue;
     }
     refresh_ready(w);
+    if (resume && (*resume)[i].at_barrier) {
+      w.at_barrier = true;
+      ++t.at_barrier;
+    }
     sched_state_[w.scheduler].wake = 0;
     schedulers_[w.scheduler]->set_budget(launch->id, k.qos_budget);
     schedulers_[w.scheduler]->add_warp(wid, age_++, launch->id);
@@ -74,6 +80,28 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     finished_.push_back({slot, cycle_ + 1});
   }
   return true;
+}
+
+std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained) {
+  TbSlot& t = tbs_.at(slot);
+  std::vector<WarpPosition> out;
+  drained = std::max(drained, cycle_);
+  for (uint32_t wid : t.warps) {
+    Warp& w = warps_[wid];
+    WarpPosition pos;
+    pos.done = true;
+    if (w.live && w.tb_slot == slot) {
+      pos = w.code.position();
+      pos.at_barrier = w.at_barrier;
+      w.live = false;
+      --live_warps_;
+      schedulers_[w.scheduler]->remove_warp(wid);
+    }
+    if (w.tb_slot == slot) drained = std::max(drained, w.last_write);
+    out.push_back(pos);
+  }
+  t.live = false;
+  return out;
 }
 
 uint64_t* SmPipeline::unit_slot(uint32_t scheduler, UnitClass u) {

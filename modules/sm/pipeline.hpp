@@ -52,7 +52,11 @@ class SmPipeline {
 
   // Starts TB `tb` of `launch` in TB slot `slot` at `cycle`; false when no warp slots are free
   // (cannot happen when the SM admitted it by thread count).
-  bool launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle);
+  bool launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle,
+                 const std::vector<WarpPosition>* resume = nullptr);
+  // Context switch: stops TB slot `slot` now (its warps issue nothing more) and returns where
+  // each warp stopped; `drained` becomes the cycle its in-flight instructions have completed.
+  std::vector<WarpPosition> evict_tb(uint32_t slot, uint64_t& drained);
   // Simulates from the current cycle up to (not including) `limit`; returns early at a cycle in
   // which a TB finished, so the caller can report it. Returns the cycle reached.
   uint64_t run_until(uint64_t limit);

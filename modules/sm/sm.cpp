@@ -42,10 +42,22 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time start = sc_core::sc_time_stamp() + delay;
   if (idle()) busy_since_ = start;
   if (warp_level(*d->launch->kernel)) {
-    if (d->restore) throw SimError(name() + std::string(": restoring a preempted warp-level TB is not modelled"));
+    sc_time run_start = start;
+    std::vector<WarpPosition> resume;
+    if (d->restore) {  // trap routine, the context comes back, then the warps continue where they stopped
+      const uint64_t bytes = context_bytes(*d->launch);
+      sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
+      run_start = move_context(save_address(*d->launch, d->restore->save_pointer), bytes, issue_at, false);
+      stats_.bytes_restored += bytes;
+      ++stats_.tbs_restored;
+      auto it = d->launch->saved_warps.find(d->tb);
+      if (it == d->launch->saved_warps.end()) throw SimError(name() + std::string(": restore of a TB that was never saved"));
+      resume = std::move(it->second);
+      d->launch->saved_warps.erase(it);
+    }
     warp_tbs_.at(alloc->slot) = {d->launch, d->tb, *alloc, start, start, false};
     ++warp_tbs_live_;
-    if (!pipe_.launch_tb(alloc->slot, d->launch, d->tb, clock_.to_cycles_ceil(start)))
+    if (!pipe_.launch_tb(alloc->slot, d->launch, d->tb, clock_.to_cycles_ceil(run_start), d->restore ? &resume : nullptr))
       throw SimError(name() + std::string(": no free warp slots for an admitted TB"));
     stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -197,13 +209,30 @@ sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool 
 
 void Sm::start_save(sc_time delay) {
   const sc_time now = sc_core::sc_time_stamp() + delay;
-  if (warp_tbs_live_ > 0)
-    throw SimError(name() + std::string(": context switch of warp-level TBs is not modelled in this version "
-                                        "(use TB-level kernels for preemption studies, or preemption: draining)"));
+  // Warp-level TBs stop issuing now and drain their in-flight instructions (the pipeline knows
+  // when the last one completes); TB-level ones take the platform's fixed drain time.
+  uint64_t drained = clock_.to_cycles_ceil(now);
+  std::vector<std::pair<uint32_t, std::vector<WarpPosition>>> evicted;
+  for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot)
+    if (warp_tbs_[slot].launch && !warp_tbs_[slot].finished) evicted.push_back({slot, pipe_.evict_tb(slot, drained)});
+  sc_time drain_end = clock_.cycles(double(drained));
+  if (!resident_.empty()) drain_end = std::max(drain_end, now + clock_.cycles(p_.drain_cycles));
   // Freeze every TB still running; the ones ending by now finish normally.
   std::vector<Resident> keep;
-  sc_time issue_at = now + clock_.cycles(p_.drain_cycles + p_.trap_cycles);
+  sc_time issue_at = drain_end + clock_.cycles(p_.trap_cycles);
   sc_time done = issue_at;
+  for (auto& [slot, warps] : evicted) {
+    WarpTb& t = warp_tbs_[slot];
+    const uint64_t bytes = context_bytes(*t.launch);
+    const uint64_t pointer = uint64_t{t.tb} * ((bytes + 127) / 128 * 128);  // line-aligned slots
+    done = std::max(done, move_context(save_address(*t.launch, pointer), bytes, issue_at, true));
+    stats_.bytes_saved += bytes;
+    ++stats_.tbs_saved;
+    t.launch->saved_warps[t.tb] = std::move(warps);
+    saving_.push_back({{t.launch, {t.tb, pointer, 1}}, t.alloc});
+    t = WarpTb{};
+    --warp_tbs_live_;
+  }
   while (!resident_.empty()) {
     Resident r = resident_.top();
     resident_.pop();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "workload/kernel.hpp"
 #include "workload/program.hpp"
 #include "workload/trace.hpp"
 
@@ -39,6 +40,19 @@ class WarpCursor {
     decode();
   }
   bool done() const { return done_; }
+  WarpPosition position() const {
+    WarpPosition w;
+    w.pc = pc_;
+    for (int i = 0; i < 8; ++i) w.iter[i] = iter_[i];
+    w.done = done_;
+    return w;
+  }
+  // Continues from a saved position (after start_program / start_trace of the same code).
+  void resume(const WarpPosition& w) {
+    pc_ = w.pc;
+    for (int i = 0; i < 8; ++i) iter_[i] = w.iter[i];
+    decode();
+  }
   const Decoded& head() const { return head_; }
 
   // Addresses of the head's active lanes; returns how many.

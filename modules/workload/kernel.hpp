@@ -1,9 +1,11 @@
 #pragma once
 // TB-level kernel description (DESIGN, Workloads: fidelity 1) and one launch of it.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mpgpu {
 
@@ -49,6 +51,15 @@ inline bool warp_level(const KernelDesc& k) { return k.program || k.trace; }
 // Cycles TB `tb` of launch `launch_uid` runs for: depends only on (seed, launch, tb).
 uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_uid, uint32_t tb);
 
+// Where one warp of a context-switched warp-level TB stopped: its next instruction, its loop
+// counters and whether it waits at a barrier. Restored by whichever SM gets the TB back.
+struct WarpPosition {
+  uint32_t pc = 0;
+  uint32_t iter[8] = {};
+  bool done = false;       // the warp had exited
+  bool at_barrier = false;
+};
+
 // One kernel launch in flight: owned by the host, read by block scheduler and SMs.
 struct KernelLaunch {
   uint32_t id = ~0u;          // model-wide, in command-processor issue order; ~0u: not issued
@@ -62,6 +73,7 @@ struct KernelLaunch {
   // Times in ns, filled as the launch progresses.
   double submit_ns = -1, arrive_ns = -1, start_ns = -1, end_ns = -1;
   uint32_t tbs_done = 0;
+  std::map<uint32_t, std::vector<WarpPosition>> saved_warps;  // by TB, while switched out
   void* host_cookie = nullptr;  // the command processor's record of this launch
 };
 
