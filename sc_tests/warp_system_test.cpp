@@ -263,3 +263,17 @@ processes:
   // The high-priority kernel ends long before the low one it preempted.
   EXPECT_LT(s["kernels"][1]["end_ns"].get<double>(), s["kernels"][0]["end_ns"].get<double>());
 }
+
+TEST(MemoryHierarchy, OneL2MshrSerializesTwoMissesOfOneSlice) {
+  // Two independent loads to two lines of slice 0 (interleave 256 B over 2 slices): with one
+  // MSHR the second miss waits for the first fill; with eight both go to DRAM together.
+  TempDir dir, one, eight;
+  const std::string w = dir.write("w.yaml", warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 0}}\n"
+                                                        "        - {op: ld.global, dst: r2, addr: {base: 512}}\n"));
+  const std::string base = "run --platform " + source_path("sc_tests/data/tiny.yaml") + " --workload " + w;
+  json a = run_cli(base + " --set l2.mshrs=1", one), b = run_cli(base + " --set l2.mshrs=8", eight);
+  EXPECT_EQ(a["memory"]["l2_mshr_full_waits"], 1);
+  EXPECT_EQ(b["memory"]["l2_mshr_full_waits"], 0);
+  // The second fill cannot start before the first ends: at least one more DRAM access.
+  EXPECT_GE(kernel_cycles(a) - kernel_cycles(b), kDram - 50 - 1);
+}

@@ -1,5 +1,7 @@
 #include "l2/l2_slice.hpp"
 
+#include <algorithm>
+
 #include "common/payload.hpp"
 
 namespace mpgpu {
@@ -46,17 +48,11 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     delay = ready - now;
     return;
   }
-  while (!mshr_release_.empty() && mshr_release_.top() <= ready) mshr_release_.pop();
-  sc_time send = ready;
-  if (mshr_release_.size() >= p_.mshrs) {
-    ++mshr_full_;
-    send = mshr_release_.top();
-    mshr_release_.pop();
-  }
+  const sc_time send = mshr_free_at(ready, now);
   sc_time d = send - now;
   mem_out->b_transport(gp, d);
   const sc_time fill = now + d;
-  mshr_release_.push(fill);
+  mshr_fills_.push_back(fill);
   mshr_busy_ += fill - send;
   pending_[a.line] = fill;
   if (pending_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per miss
@@ -64,6 +60,23 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     sweep_at_ = std::max<size_t>(2 * pending_.size(), 4 * size_t(p_.mshrs) + 64);
   }
   delay = fill - now;
+}
+
+// Requests reach the slice out of time order (temporal decoupling), so an MSHR is free at `at`
+// when fewer than `mshrs` fills are still pending then; fills done by `now` are dropped, since no
+// request arrives before the present.
+sc_time L2Slice::mshr_free_at(const sc_time& at, const sc_time& now) {
+  mshr_fills_.erase(std::remove_if(mshr_fills_.begin(), mshr_fills_.end(), [&](const sc_time& f) { return f <= now; }),
+                    mshr_fills_.end());
+  pending_after_.clear();
+  for (const sc_time& f : mshr_fills_)
+    if (f > at) pending_after_.push_back(f);
+  if (pending_after_.size() < p_.mshrs) return at;
+  ++mshr_full_;
+  // Wait until enough of them have filled to leave one MSHR free.
+  const size_t k = pending_after_.size() - p_.mshrs;
+  std::nth_element(pending_after_.begin(), pending_after_.begin() + k, pending_after_.end());
+  return pending_after_[k];
 }
 
 void L2Slice::write_back(uint64_t line, const sc_time& at) {

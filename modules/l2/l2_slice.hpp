@@ -8,7 +8,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include <queue>
+#include <vector>
 #include <unordered_map>
 
 #include "common/address_map.hpp"
@@ -51,7 +51,8 @@ class L2Slice : public sc_core::sc_module {
   void write_back(uint64_t line, const sc_core::sc_time& at);
   BusyIntervals tag_port_;  // one tag lookup per cycle, in L2 cycles; keeps gaps for out-of-order arrivals
   uint64_t calls_ = 0;
-  std::priority_queue<sc_core::sc_time, std::vector<sc_core::sc_time>, std::greater<>> mshr_release_;
+  sc_core::sc_time mshr_free_at(const sc_core::sc_time& at, const sc_core::sc_time& now);
+  std::vector<sc_core::sc_time> mshr_fills_, pending_after_;  // fills of MSHRs in use; scratch
   std::unordered_map<uint64_t, sc_core::sc_time> pending_;  // line -> fill time
   size_t sweep_at_ = 64;
   sc_core::sc_time mshr_busy_;
