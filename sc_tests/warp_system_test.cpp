@@ -277,3 +277,11 @@ TEST(MemoryHierarchy, OneL2MshrSerializesTwoMissesOfOneSlice) {
   // The second fill cannot start before the first ends: at least one more DRAM access.
   EXPECT_GE(kernel_cycles(a) - kernel_cycles(b), kDram - 50 - 1);
 }
+
+TEST(WarpStats, ARunBoundedByMaxSimTimeEndsWithItsLastProcess) {
+  // The bound (1 ms) is far beyond the work: the run still ends, and reports its end, when the
+  // last process finishes.
+  json r = simulate(warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n"),
+                    {{"workload.max_sim_time_us", "1000"}});
+  EXPECT_DOUBLE_EQ(r["sim"]["time_ns"].get<double>(), r["kernels"][0]["end_ns"].get<double>());
+}

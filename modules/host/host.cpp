@@ -81,6 +81,9 @@ void Host::process_thread(uint32_t slot) {
       return;
     }
   }
+  // The last process is done: stop here, so a run bounded by max_sim_time_us ends (and reports
+  // its end) now rather than at the bound.
+  if (all_done()) sc_core::sc_stop();
 }
 
 void Host::stream_thread(uint32_t slot, uint32_t stream, uint32_t rep, uint32_t hwq) {
