@@ -42,29 +42,29 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
   std::filesystem::rename(tmp, path);
 }
 
-int cmd_validate(const Args& a) {
-  PlatformConfig cfg = load_platform(a.platform, overrides(a));
-  fmt::print("{}: platform '{}' is valid: {} SMs at {} MHz, {} L2 slices, {} memory channels, {:.1f} GB/s\n",
-             a.platform, cfg.name, cfg.sm.count, cfg.clocks.core, cfg.l2.slices, cfg.dram.channels,
-             cfg.dram_peak_gbps());
-  if (!a.workload.empty()) {
-    WorkloadDesc w = load_workload(a.workload, overrides(a));
-    resolve_workload(cfg, w);
-    fmt::print("{}: workload '{}' is valid: {} processes, {} kernels, {} launches\n", a.workload, w.name,
-               w.processes.size(), w.kernels.size(), w.total_launches());
-  }
-  return 0;
-}
-
 // The workload of a run: a YAML file, or an Accel-Sim kernelslist.g replayed as one process.
 WorkloadDesc load_run_workload(const Args& a) {
-  if (a.workload.empty() == a.trace.empty()) throw ConfigError("run: give exactly one of --workload FILE and --trace kernelslist.g");
+  if (a.workload.empty() == a.trace.empty()) throw ConfigError("give exactly one of --workload FILE and --trace kernelslist.g");
   if (!a.trace.empty()) {
     for (const auto& [k, v] : overrides(a))
       if (k.rfind("workload.", 0) == 0) throw ConfigError("--set " + k + ": a --trace run has no workload file to override");
     return workload_from_trace(a.trace);
   }
   return load_workload(a.workload, overrides(a));
+}
+
+int cmd_validate(const Args& a) {
+  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  fmt::print("{}: platform '{}' is valid: {} SMs at {} MHz, {} L2 slices, {} memory channels, {:.1f} GB/s\n",
+             a.platform, cfg.name, cfg.sm.count, cfg.clocks.core, cfg.l2.slices, cfg.dram.channels,
+             cfg.dram_peak_gbps());
+  if (!a.workload.empty() || !a.trace.empty()) {
+    WorkloadDesc w = load_run_workload(a);
+    resolve_workload(cfg, w);
+    fmt::print("{}: workload '{}' is valid: {} processes, {} kernels, {} launches\n", w.file, w.name,
+               w.processes.size(), w.kernels.size(), w.total_launches());
+  }
+  return 0;
 }
 
 int cmd_run(const Args& a) {
@@ -139,6 +139,7 @@ int sc_main(int argc, char** argv) {
     sc->add_option("--set", a.sets, "override a key: a.b.c=value (prefix workload. for the workload)");
   }
   validate->add_option("--workload", a.workload, "workload YAML file");
+  validate->add_option("--trace", a.trace, "Accel-Sim kernelslist.g, validated as a workload");
   run->add_option("--workload", a.workload, "workload YAML file");
   run->add_option("--trace", a.trace, "Accel-Sim kernelslist.g: replay its copies and kernels as one process");
   run->add_option("--out", a.out, "output directory")->capture_default_str();
