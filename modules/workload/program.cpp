@@ -61,7 +61,7 @@ AddressExpr parse_address(const ConfigNode& n) {
     r->finish();
   } else {
     e.base = n.req_int("base", 0, int64_t{1} << 48);
-    constexpr int64_t kStride = int64_t{1} << 32;
+    constexpr int64_t kStride = int64_t{1} << 40;  // past bit 33, which no GTX 1080 hash uses
     e.tid = n.opt_int("tid", 0, -kStride, kStride);
     e.gtid = n.opt_int("gtid", 0, -kStride, kStride);
     e.lane = n.opt_int("lane", 0, -kStride, kStride);
@@ -189,8 +189,10 @@ uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) 
     return e.base + (h % e.range);
   }
   const uint64_t gtid = uint64_t{c.tb} * c.threads_per_tb + tid;
-  int64_t off = e.tid * int64_t(tid) + e.gtid * int64_t(gtid) + e.lane * int64_t(lane) +
-                e.warp * int64_t(c.warp_in_tb) + e.tb * int64_t(c.tb) + e.iter * int64_t(c.iter);
+  // Unsigned arithmetic: wraps modulo 2^64 like the address arithmetic of a real kernel.
+  uint64_t u = uint64_t(e.tid) * tid + uint64_t(e.gtid) * gtid + uint64_t(e.lane) * lane +
+               uint64_t(e.warp) * c.warp_in_tb + uint64_t(e.tb) * c.tb + uint64_t(e.iter) * c.iter;
+  int64_t off = static_cast<int64_t>(u);
   if (e.wrap) {
     off %= int64_t(e.wrap);
     if (off < 0) off += int64_t(e.wrap);

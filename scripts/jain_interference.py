@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""SPEC 6 experiment (Jain, RTAS 2019): memory interference on GTX 1080 by L2 set, DRAM bank and module.
+
+A primary thread (one lane of one warp on SM 0) chases a dependent chain of loads over lines that
+all map to one (memory module, L2 set, DRAM bank) under the XOR equations of platforms/gtx1080.yaml;
+N secondary threads (one lane each, on SMs 1..19) chase their own lines in the same set and bank
+(SCSB), another set of the same bank (DCSB), the same set of another bank (SCDB), another set
+and bank of the same module (DCDB) or another module (DM). For every pattern and N the script
+builds a two-process workload from configs/experiments/jain_interference.yaml (see its header
+for every modelling choice), runs `build/mpgpu run`, and reports the primary's run time
+normalized to N = 0, model vs published (worst SCSB, best DM, more than 10x apart). Outputs
+(workloads, stats.json, summary_<mode>.json) go under out/jain_interference/. Ends with one JSON
+line of the key figures.
+Usage: python3 scripts/jain_interference.py [--quick] [--jobs N] [--out DIR] [--show-map] [--set K=V]...
+  --quick:    N in {0, 5, 20, 50} (16 simulations; about 15 s on 2 cores);
+  full:       N in {0, 1, 2, 5, 10, 20, 50} (31 simulations; about 15-20 s on 2 cores);
+  --jobs N:   simulations at a time (default: the number of cores);
+  --set K=V:  extra platform override for every run (sensitivity studies; use another --out);
+  --show-map: only print the decoded (module, set, bank, row) of the lines used, and the bits
+              entering each equation (from the platform file, as modules/common/address_map.cpp
+              decodes), then exit.
+"""
+import os
+import sys
+
+try:
+    import yaml  # noqa: F401
+except ImportError:  # a non-Debian python3 first on PATH: use the system one with the packages
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
+
+import argparse
+import concurrent.futures as cf
+import copy
+import datetime
+import hashlib
+import json
+import shutil
+import subprocess
+import time
+
+import yaml  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MPGPU = os.path.join(ROOT, "build", "mpgpu")
+CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_interference.yaml")
+TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
+BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
+SEC_TB_SPACING = 64  # secondary TB t's line j is (64 j + t) line strides above its base
+
+
+def snapshot_binary(out_dir):
+    """Copies build/mpgpu to out_dir so that the whole sweep runs one binary even if build/ is
+    rebuilt meanwhile; retries while the file is being written. Returns (path, description)."""
+    for _ in range(60):
+        try:
+            before = os.stat(MPGPU).st_mtime
+            dst = os.path.join(out_dir, f".mpgpu-{os.getpid()}")
+            shutil.copy2(MPGPU, dst)
+            ok = subprocess.run([dst, "--help"], capture_output=True).returncode == 0
+            if ok and os.stat(MPGPU).st_mtime == before:
+                with open(dst, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()[:12]
+                when = datetime.datetime.fromtimestamp(before).strftime("%Y-%m-%d %H:%M:%S")
+                return dst, f"build/mpgpu of {when}, sha256 {digest}"
+        except OSError:
+            pass
+        time.sleep(2)
+    sys.exit(f"could not take a stable copy of {MPGPU} (being rebuilt?)")
+
+
+class XorMap:
+    """The model's xor decode (modules/common/address_map.cpp) from the platform file."""
+
+    def __init__(self, plat):
+        am = plat["address_map"]
+        self.pb, self.sb, self.bb = am["partition_bits"], am["set_bits"], am["bank_bits"]
+        self.parts = plat["l2"]["slices"]
+        self.sets = plat["l2"]["sets"]
+        self.banks = plat["dram"]["banks"]
+        self.row_span = plat["dram"]["row_bytes"] * self.banks * plat["dram"]["channels"]
+
+    @staticmethod
+    def bits(a, eqs):
+        out = 0
+        for i, eq in enumerate(eqs):
+            out |= (sum((a >> b) & 1 for b in eq) & 1) << i
+        return out
+
+    def decode(self, a):
+        return (self.bits(a, self.pb) % self.parts, self.bits(a, self.sb) % self.sets,
+                self.bits(a, self.bb) % self.banks, a // self.row_span)
+
+    def entering(self, bit):
+        return ([f"b{i}" for i, e in enumerate(self.pb) if bit in e] +
+                [f"c{i + 3}" for i, e in enumerate(self.sb) if bit in e] +
+                [f"b{i + 3}" for i, e in enumerate(self.bb) if bit in e])
+
+
+def delta_of(bits):
+    return sum(1 << b for b in bits)
+
+
+def primary_line(exp, j):
+    k = exp["kernels"]["primary"]
+    return k["base"] + j * exp["line_stride"]
+
+
+def secondary_line(exp, pattern, t, j):
+    k = exp["kernels"]["secondary"]
+    return k["base"] + delta_of(exp["patterns"][pattern]) + (SEC_TB_SPACING * j + t) * exp["line_stride"]
+
+
+def relation(m, p, s):
+    """SCSB / DCSB / SCDB / DCDB / DM of decoded line s relative to decoded line p."""
+    if s[0] != p[0]:
+        return "DM"
+    return ("SC" if s[1] == p[1] else "DC") + ("SB" if s[2] == p[2] else "DB")
+
+
+def check_map(exp, m, n_max):
+    """Every line used has the decode its pattern promises; returns a list of problems."""
+    prob = []
+    kp, ks = exp["kernels"]["primary"], exp["kernels"]["secondary"]
+    p0 = m.decode(primary_line(exp, 0))
+    for j in range(kp["lines"]):
+        d = m.decode(primary_line(exp, j))
+        if d[:3] != p0[:3]:
+            prob.append(f"primary line {j} decodes to {d}, not {p0[:3]}")
+    rows = {m.decode(primary_line(exp, j))[3] for j in range(kp["lines"])}
+    if len(rows) != kp["lines"]:
+        prob.append("primary lines share DRAM rows")
+    if max(exp["secondaries"]["full"] + exp["secondaries"]["quick"]) > SEC_TB_SPACING:
+        prob.append(f"more than {SEC_TB_SPACING} secondaries would share lines")
+    for pat in exp["patterns"]:
+        for t in range(n_max):
+            for j in range(ks["lines"]):
+                d = m.decode(secondary_line(exp, pat, t, j))
+                if relation(m, p0, d) != pat:
+                    prob.append(f"{pat}: secondary {t} line {j} decodes to {d}: {relation(m, p0, d)}")
+                    break
+    if kp["lines"] <= 16 or ks["lines"] <= 16:
+        prob.append("chains of <= 16 lines would hit in the 16-way L2")
+    return prob
+
+
+def show_map(exp, m):
+    print("bits entering the equations (b0..b2 module, c3..c9 set, b3..b6 bank):")
+    for b in range(7, 34):
+        print(f"  bit {b:2d}: {' '.join(m.entering(b)) or '-'}")
+    print(f"\n{'line':<30}{'address':>18}{'module':>8}{'set':>5}{'bank':>6}{'row':>12}")
+    for j in (0, 1, 31):
+        a = primary_line(exp, j)
+        print(f"{'primary line ' + str(j):<30}{a:>#18x}" + "".join(f"{v:>{w}}" for v, w in zip(m.decode(a), (8, 5, 6, 12))))
+    for pat, bits in exp["patterns"].items():
+        for t, j in ((0, 0), (0, 1), (49, 23)):
+            a = secondary_line(exp, pat, t, j)
+            lab = f"{pat} (+{bits}) TB {t} line {j}"
+            print(f"{lab:<30}{a:>#18x}" + "".join(f"{v:>{w}}" for v, w in zip(m.decode(a), (8, 5, 6, 12))))
+
+
+def chain(lines_addr, extra=None):
+    body = []
+    for a in lines_addr:
+        addr = {"base": a}
+        if extra:
+            addr.update(extra)
+        body.append({"op": "ld.global", "dst": "r1", "src": ["r1"], "addr": addr})
+    return body
+
+
+def kernel(exp, role, pattern, n):
+    k = exp["kernels"][role]
+    out = {"grid": 1 if role == "primary" else n, "threads_per_tb": k["threads_per_tb"],
+           "registers_per_thread": k["registers_per_thread"], "shared_mem_per_tb": k["shared_mem_per_tb"]}
+    if role == "primary":
+        loads = chain([primary_line(exp, j) for j in range(k["lines"])])
+    else:
+        tb_term = exp["line_stride"] // k["threads_per_tb"]  # gtid = 32 tb for lane 0: tb x 2^33
+        loads = chain([secondary_line(exp, pattern, 0, j) for j in range(k["lines"])], {"gtid": tb_term})
+    prog = copy.deepcopy(k["program"])
+    prog["body"] = [{"loop": k["passes"], "body": loads}]
+    out["program"] = prog
+    return out
+
+
+def workload(exp, pattern, n):
+    kernels = {"primary": kernel(exp, "primary", pattern, n)}
+    procs = [{"name": "primary", "launches": [{"kernel": "primary"}]}]
+    if n:
+        kernels["secondary"] = kernel(exp, "secondary", pattern, n)
+        procs.append({"name": "secondary", "launches": [{"kernel": "secondary"}]})
+    return {"name": f"jain-{pattern}-{n}", "seed": 1, "policy": "fcfs", "kernels": kernels, "processes": procs}
+
+
+def run_mpgpu(platform, sets, wl, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    wl_file = os.path.join(out_dir, "workload.yaml")
+    with open(wl_file, "w") as f:
+        yaml.safe_dump(wl, f, sort_keys=False)
+    tsp_file = os.path.join(out_dir, "tsp.json")  # T_SP is not used: skip the isolated runs
+    with open(tsp_file, "w") as f:
+        json.dump({p["name"]: 1.0 for p in wl["processes"]}, f)
+    cmd = [BIN, "run", "--platform", platform, "--workload", wl_file, "--out", out_dir, "--jobs", "1",
+           "--tsp", tsp_file]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    t0 = time.time()
+    res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"), timeout=TIMEOUT_S)
+    if res.returncode != 0:
+        shown = " ".join(["build/mpgpu"] + cmd[1:])
+        raise RuntimeError(f"mpgpu failed ({res.returncode}): {shown}\n{res.stdout}{res.stderr}")
+    with open(os.path.join(out_dir, "stats.json")) as f:
+        s = json.load(f)
+    return s, time.time() - t0
+
+
+def measure(s, n):
+    ks = {k["name"]: k for k in s["kernels"]}
+    p = ks["primary"]
+    r = {"primary_ns": p["end_ns"] - p["start_ns"], "primary_start_ns": p["start_ns"]}
+    probs = []
+    sm0 = s["sms"][0]
+    tbs0 = sm0.get("tbs")
+    if tbs0 != 1 or sm0.get("peak_resident_tbs") != 1:
+        probs.append(f"SM 0 ran {tbs0} TBs (expected only the primary)")
+    if n:
+        sec = ks["secondary"]
+        r["secondary_start_ns"] = sec["start_ns"]
+        if sec["end_ns"] < p["end_ns"]:
+            probs.append("secondary kernel ended before the primary")
+        if sec["start_ns"] > p["start_ns"] + 100:
+            probs.append(f"secondaries started {sec['start_ns'] - p['start_ns']:.0f} ns after the primary")
+    mem = s.get("memory", {})
+    r["memory"] = {k: v for k, v in mem.items() if not isinstance(v, (list, dict))}
+    return r, probs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer secondary counts (about 1 minute)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "jain_interference"))
+    ap.add_argument("--show-map", action="store_true", help="print the decoded lines and exit")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="extra override for every run (after the config's `sets`), e.g. dram.timing.RC=100")
+    a = ap.parse_args()
+    with open(CONFIG) as f:
+        exp = yaml.safe_load(f)
+    platform = os.path.join(ROOT, exp["platform"])
+    with open(platform) as f:
+        plat = yaml.safe_load(f)
+    m = XorMap(plat)
+    if a.show_map:
+        show_map(exp, m)
+        return
+    mode = "quick" if a.quick else "full"
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        exp["sets"][k] = v
+    ns = exp["secondaries"][mode]
+    probs = check_map(exp, m, max(ns))
+    if probs:
+        sys.exit("address map check failed:\n  " + "\n  ".join(probs))
+    if not os.path.exists(MPGPU):
+        sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh)")
+    os.makedirs(a.out, exist_ok=True)
+    global BIN
+    BIN, bin_desc = snapshot_binary(a.out)
+    t0 = time.time()
+    try:
+        summary = run(a, exp, m, mode, ns, platform, bin_desc, t0)
+    finally:
+        os.remove(BIN)
+    print(json.dumps(summary))
+
+
+def run(a, exp, m, mode, ns, platform, bin_desc, t0):
+    p0 = m.decode(primary_line(exp, 0))
+    print(f"SPEC 6 interference (Jain): {mode} mode, {bin_desc}, --set " +
+          " ".join(f"{k}={v}" for k, v in exp["sets"].items()))
+    print(f"primary: module {p0[0]}, set {p0[1]}, bank {p0[2]}; {exp['kernels']['primary']['lines']} lines x "
+          f"{exp['kernels']['primary']['passes']} passes; secondaries: "
+          + ", ".join(f"{pat} m/s/b {'/'.join(map(str, m.decode(secondary_line(exp, pat, 0, 0))[:3]))}"
+                      for pat in exp["patterns"]))
+    jobs = [("alone", 0)] + [(pat, n) for pat in exp["patterns"] for n in ns if n]
+    results, problems = {}, []
+
+    def one(job):
+        pat, n = job
+        wl = workload(exp, pat if n else "SCSB", n)
+        s, host = run_mpgpu(platform, exp["sets"], wl, os.path.join(a.out, mode, f"{pat}_{n}"))
+        r, pr = measure(s, n)
+        r["host_s"] = host
+        return job, r, pr
+
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        for job, r, pr in ex.map(one, jobs):
+            results[job] = r
+            problems += [f"{job[0]} N={job[1]}: {p}" for p in pr]
+    base = results[("alone", 0)]["primary_ns"]
+    norm = {pat: {n: (results[(pat, n)]["primary_ns"] / base if n else 1.0) for n in ns} for pat in exp["patterns"]}
+
+    print(f"\nprimary run time alone: {base:.0f} ns ({exp['kernels']['primary']['lines'] * exp['kernels']['primary']['passes']}"
+          f" dependent loads, {base / (exp['kernels']['primary']['lines'] * exp['kernels']['primary']['passes']):.0f} ns each)")
+    print("primary run time / alone, by number of secondary threads:")
+    print(f"{'pattern':<8}" + "".join(f"{'N=' + str(n):>9}" for n in ns))
+    for pat in exp["patterns"]:
+        print(f"{pat:<8}" + "".join(f"{norm[pat][n]:>9.2f}" for n in ns))
+    nmax = max(ns)
+    order = sorted(exp["patterns"], key=lambda p: -norm[p][nmax])
+    groups = []  # patterns within 1% of each other are tied
+    for p in order:
+        if groups and norm[groups[-1][0]][nmax] <= norm[p][nmax] * 1.01:
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    order_txt = " > ".join(" = ".join(g) for g in groups)
+    ratio = norm["SCSB"][nmax] / norm["DM"][nmax]
+    pub = exp["published"]
+    print(f"\nmemory counters at N={nmax} (whole run: primary + secondaries; MSHR occ = busy L2 MSHRs per slice, averaged over slices and the run):")
+    print(f"{'pattern':<8}{'L2 hit':>8}{'MSHR occ':>10}{'MSHR-full waits':>17}{'DRAM row hit/miss/conflict':>28}{'DRAM GB/s':>11}")
+    for pat in exp["patterns"]:
+        mm = results[(pat, nmax)]["memory"]
+        rows = "/".join(str(mm.get(f"dram_row_{x}")) for x in ("hits", "misses", "conflicts"))
+        print(f"{pat:<8}{mm.get('l2_hit_rate', float('nan')):>8.2f}{mm.get('l2_mshr_occupancy', float('nan')):>10.2f}"
+              f"{mm.get('l2_mshr_full_waits', 0):>17}{rows:>28}{mm.get('dram_bandwidth_gbps', float('nan')):>11.2f}")
+    print(f"\n{'':<34}{'model':>24}{'published':>24}")
+    print(f"{'worst (most slowdown) at N=' + str(nmax):<34}{' = '.join(groups[0]):>24}{'SCSB':>24}")
+    print(f"{'best (least slowdown) at N=' + str(nmax):<34}{' = '.join(groups[-1]):>24}{'DM':>24}")
+    print(f"{'order worst..best':<34}{order_txt:>36}{'SCSB ... DM':>12}")
+    print(f"{'SCSB / DM slowdown at N=' + str(nmax):<34}{ratio:>23.2f}x{'> ' + str(pub['scsb_over_dm_min']) + 'x':>24}")
+    ends = "SCSB" in groups[0] and groups[-1] == ["DM"]
+    verdict = ("reproduces" if ends and ratio > pub["scsb_over_dm_min"] else
+               "order of the ends reproduces, size does not" if ends else "does not reproduce")
+    if ends and len(groups[0]) > 1:
+        verdict += f" (SCSB tied with {', '.join(p for p in groups[0] if p != 'SCSB')})"
+    print(f"verdict: {verdict}")
+    if problems:
+        print("placement / coverage problems:\n  " + "\n  ".join(problems))
+    elapsed = time.time() - t0
+    print(f"{len(jobs)} simulations in {elapsed:.0f} s (host)")
+    summary = {"mode": mode, "primary_alone_ns": round(base, 1), "n_max": nmax,
+               "slowdown_at_nmax": {p: round(norm[p][nmax], 3) for p in exp["patterns"]},
+               "scsb_over_dm": round(ratio, 3), "published_scsb_over_dm_min": pub["scsb_over_dm_min"],
+               "order": order_txt, "verdict": verdict, "problems": len(problems), "host_seconds": round(elapsed, 1)}
+    with open(os.path.join(a.out, f"summary_{mode}.json"), "w") as f:
+        json.dump({"summary": summary, "normalized": {p: {str(n): v for n, v in d.items()} for p, d in norm.items()},
+                   "runs": {f"{k[0]}_{k[1]}": v for k, v in results.items()}, "problems": problems,
+                   "binary": bin_desc}, f, indent=1)
+    return summary
+
+
+if __name__ == "__main__":
+    main()
