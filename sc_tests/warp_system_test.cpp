@@ -84,7 +84,8 @@ TEST(MemoryHierarchy, WithL1BypassTheSecondLoadHitsInL2) {
 TEST(MemoryHierarchy, StreamingSmsSaturateThePeakBandwidth) {
   // 8 SMs, one 512-thread TB each, every TB streaming its own 128 KiB with 4 independent loads
   // per iteration. With 16 banks of 64 KiB rows each TB's region is one row of its own bank, so
-  // after the first activation every access is a row hit and the data bus is the bottleneck.
+  // after the first activation every access is a row hit and the data bus is the bottleneck
+  // (an L2 large enough that its sets never run out of ways for lines in flight).
   const std::string body =
       "        - loop: 16\n          body:\n"
       "            - {op: ld.global, dst: r1, addr: {base: 0, tid: 4, tb: 131072, iter: 8192}}\n"
@@ -94,7 +95,7 @@ TEST(MemoryHierarchy, StreamingSmsSaturateThePeakBandwidth) {
       "            - {op: sp, dst: r5, src: [r1, r2]}\n"
       "            - {op: sp, dst: r6, src: [r3, r4]}\n";
   json r = simulate(warp_kernel(body, 8, 512, 8),
-                    {{"sm.count", "8"}, {"l2.mshrs", "64"}, {"dram.banks", "16"}, {"dram.row_bytes", "65536"}});
+                    {{"sm.count", "8"}, {"l2.mshrs", "64"}, {"l2.sets", "64"}, {"l2.ways", "8"}, {"dram.banks", "16"}, {"dram.row_bytes", "65536"}});
   const double peak = r["memory"]["dram_peak_gbps"].get<double>();  // 8 B x 4 transfers x 1 GHz = 32 GB/s
   ASSERT_DOUBLE_EQ(peak, 32.0);
   const double bytes = r["memory"]["dram_bytes"].get<double>();

@@ -10,7 +10,7 @@ using sc_core::sc_time;
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map)
     : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
-      tags_(p.sets, p.ways) {
+      tags_(p.sets, p.ways), set_ways_(p.sets) {
   mem_in.register_b_transport(this, &L2Slice::b_transport);
 }
 
@@ -48,11 +48,18 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     delay = ready - now;
     return;
   }
-  const sc_time send = mshr_free_at(ready, now);
+  // The miss needs an MSHR and a way of its set not already reserved for another line in flight
+  // (a set whose ways all await fills cannot take it: a reservation failure).
+  sc_time send = ready;
+  for (sc_time prev = send + clock_.period(); send != prev;) {
+    prev = send;
+    send = set_ways_[a.set].free_at(p_.ways, mshrs_.free_at(p_.mshrs, send, now, mshr_full_), now, set_full_);
+  }
   sc_time d = send - now;
   mem_out->b_transport(gp, d);
   const sc_time fill = now + d;
-  mshr_fills_.push_back(fill);
+  mshrs_.hold(fill);
+  set_ways_[a.set].hold(fill);
   mshr_busy_ += fill - send;
   pending_[a.line] = fill;
   if (pending_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per miss
@@ -62,21 +69,23 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   delay = fill - now;
 }
 
-// Requests reach the slice out of time order (temporal decoupling), so an MSHR is free at `at`
-// when fewer than `mshrs` fills are still pending then; fills done by `now` are dropped, since no
-// request arrives before the present.
-sc_time L2Slice::mshr_free_at(const sc_time& at, const sc_time& now) {
-  mshr_fills_.erase(std::remove_if(mshr_fills_.begin(), mshr_fills_.end(), [&](const sc_time& f) { return f <= now; }),
-                    mshr_fills_.end());
-  pending_after_.clear();
-  for (const sc_time& f : mshr_fills_)
-    if (f > at) pending_after_.push_back(f);
-  if (pending_after_.size() < p_.mshrs) return at;
-  ++mshr_full_;
-  // Wait until enough of them have filled to leave one MSHR free.
-  const size_t k = pending_after_.size() - p_.mshrs;
-  std::nth_element(pending_after_.begin(), pending_after_.begin() + k, pending_after_.end());
-  return pending_after_[k];
+// Requests reach the slice out of time order (temporal decoupling), so an entry is free at `at`
+// when fewer than `capacity` fills are still pending then, not when the last booking left one.
+sc_time L2Slice::HeldUntil::free_at(size_t capacity, const sc_time& at, const sc_time& now, uint64_t& waits) {
+  while (head_ < fills_.size() && fills_[head_] <= now) ++head_;  // no request arrives before now
+  if (head_ > 64 && head_ * 2 > fills_.size()) {
+    fills_.erase(fills_.begin(), fills_.begin() + head_);
+    head_ = 0;
+  }
+  const auto after = std::upper_bound(fills_.begin() + head_, fills_.end(), at);
+  const size_t pending = fills_.end() - after;
+  if (pending < capacity) return at;
+  ++waits;
+  return *(after + (pending - capacity));  // enough of them have filled to leave one entry free
+}
+
+void L2Slice::HeldUntil::hold(const sc_time& fill) {
+  fills_.insert(std::upper_bound(fills_.begin() + head_, fills_.end(), fill), fill);
 }
 
 void L2Slice::write_back(uint64_t line, const sc_time& at) {

@@ -40,6 +40,7 @@ class L2Slice : public sc_core::sc_module {
   uint64_t merged() const { return merged_; }
   uint64_t writebacks() const { return writebacks_; }
   uint64_t mshr_full_waits() const { return mshr_full_; }
+  uint64_t set_full_waits() const { return set_full_; }  // reservation failures: every way awaiting a fill
   sc_core::sc_time mshr_busy() const { return mshr_busy_; }  // sum of MSHR hold times
 
  private:
@@ -51,12 +52,23 @@ class L2Slice : public sc_core::sc_module {
   void write_back(uint64_t line, const sc_core::sc_time& at);
   BusyIntervals tag_port_;  // one tag lookup per cycle, in L2 cycles; keeps gaps for out-of-order arrivals
   uint64_t calls_ = 0;
-  sc_core::sc_time mshr_free_at(const sc_core::sc_time& at, const sc_core::sc_time& now);
-  std::vector<sc_core::sc_time> mshr_fills_, pending_after_;  // fills of MSHRs in use; scratch
+  // Fill times of the entries of a resource (MSHRs, a set's ways) still held, sorted.
+  class HeldUntil {
+   public:
+    // Earliest time >= at with fewer than `capacity` entries held, forgetting fills done by `now`.
+    sc_core::sc_time free_at(size_t capacity, const sc_core::sc_time& at, const sc_core::sc_time& now, uint64_t& waits);
+    void hold(const sc_core::sc_time& fill);
+
+   private:
+    std::vector<sc_core::sc_time> fills_;
+    size_t head_ = 0;  // fills_[0, head_) are done
+  };
+  HeldUntil mshrs_;
+  std::vector<HeldUntil> set_ways_;
   std::unordered_map<uint64_t, sc_core::sc_time> pending_;  // line -> fill time
   size_t sweep_at_ = 64;
   sc_core::sc_time mshr_busy_;
-  uint64_t hits_ = 0, misses_ = 0, merged_ = 0, writebacks_ = 0, mshr_full_ = 0;
+  uint64_t hits_ = 0, misses_ = 0, merged_ = 0, writebacks_ = 0, mshr_full_ = 0, set_full_ = 0;
 };
 
 }  // namespace mpgpu

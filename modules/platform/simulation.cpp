@@ -74,11 +74,12 @@ namespace {
 // The shared memory hierarchy: L2 slices, crossbar ports, DRAM channels.
 json memory_stats(Gpu& gpu, const PlatformConfig& cfg, const sc_core::sc_time& end) {
   const double t = to_ns(end);
-  uint64_t hits = 0, misses = 0, merged = 0, writebacks = 0, mshr_full = 0;
+  uint64_t hits = 0, misses = 0, merged = 0, writebacks = 0, mshr_full = 0, set_full = 0;
   double mshr_busy_ns = 0;
   for (const L2Slice* s : gpu.l2_slices()) {
     hits += s->hits(), misses += s->misses(), merged += s->merged(), writebacks += s->writebacks();
     mshr_full += s->mshr_full_waits();
+    set_full += s->set_full_waits();
     mshr_busy_ns += to_ns(s->mshr_busy());
   }
   uint64_t bytes = 0, reads = 0, writes = 0, row_hits = 0, row_misses = 0, row_conflicts = 0;
@@ -97,7 +98,7 @@ json memory_stats(Gpu& gpu, const PlatformConfig& cfg, const sc_core::sc_time& e
           {"l2_hits", hits}, {"l2_misses", misses}, {"l2_merged", merged}, {"l2_writebacks", writebacks},
           {"l2_hit_rate", l2 ? double(hits + merged) / l2 : 0.0},
           {"l2_mshr_occupancy", t > 0 ? mshr_busy_ns / t / std::max<size_t>(1, gpu.l2_slices().size()) : 0.0},
-          {"l2_mshr_full_waits", mshr_full},
+          {"l2_mshr_full_waits", mshr_full}, {"l2_set_full_waits", set_full},
           {"dram_bytes", bytes}, {"dram_reads", reads}, {"dram_writes", writes},
           {"dram_bandwidth_gbps", t > 0 ? bytes / t : 0.0}, {"dram_peak_gbps", cfg.dram_peak_gbps()},
           {"dram_row_hits", row_hits}, {"dram_row_misses", row_misses}, {"dram_row_conflicts", row_conflicts},
