@@ -33,41 +33,17 @@ except ImportError:  # a non-Debian python3 first on PATH: use the system one wi
 import argparse
 import concurrent.futures as cf
 import copy
-import datetime
-import hashlib
 import json
-import shutil
 import subprocess
 import time
 
 import yaml  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MPGPU = os.path.join(ROOT, "build", "mpgpu")
+from experiment_util import MPGPU, ROOT, snapshot_binary  # noqa: E402
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_interference.yaml")
 TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
 BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
 SEC_TB_SPACING = 64  # secondary TB t's line j is (64 j + t) line strides above its base
-
-
-def snapshot_binary(out_dir):
-    """Copies build/mpgpu to out_dir so that the whole sweep runs one binary even if build/ is
-    rebuilt meanwhile; retries while the file is being written. Returns (path, description)."""
-    for _ in range(60):
-        try:
-            before = os.stat(MPGPU).st_mtime
-            dst = os.path.join(out_dir, f".mpgpu-{os.getpid()}")
-            shutil.copy2(MPGPU, dst)
-            ok = subprocess.run([dst, "--help"], capture_output=True).returncode == 0
-            if ok and os.stat(MPGPU).st_mtime == before:
-                with open(dst, "rb") as f:
-                    digest = hashlib.sha256(f.read()).hexdigest()[:12]
-                when = datetime.datetime.fromtimestamp(before).strftime("%Y-%m-%d %H:%M:%S")
-                return dst, f"build/mpgpu of {when}, sha256 {digest}"
-        except OSError:
-            pass
-        time.sleep(2)
-    sys.exit(f"could not take a stable copy of {MPGPU} (being rebuilt?)")
 
 
 class XorMap:
