@@ -217,3 +217,31 @@ TEST(MemoryPath, LoneLoadKnownLatency) {
   EXPECT_EQ(gpu.l2_slices()[0]->hits(), 1u);
   EXPECT_EQ(gpu.l2_slices()[0]->misses(), 1u);
 }
+
+// Loosely timed callers book shared ports out of time order: a reply booked first but far ahead
+// (an L2 miss waiting for DRAM) must not hold up one booked later that is due earlier (an L2 hit
+// from the same SM): the ports keep their gaps.
+TEST(MemoryPath, AnEarlierReplyIsNotQueuedBehindALaterOne) {
+  Fixture f(one_kernel(1));
+  Timeline none("");
+  Gpu gpu("gpu", f.cfg, f.w, {0}, &none);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  auto load = [&](uint64_t addr, sc_core::sc_time at) {
+    uint8_t data[128];
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(addr);
+    gp.set_data_ptr(data);
+    gp.set_data_length(128);
+    sc_core::sc_time delay = at;
+    gpu.sms()[0]->mem_out->b_transport(gp, delay);
+    return (delay - at).to_seconds() * 1e9;
+  };
+  const double hit = (1 + 10) + 20 + (5 + 10);  // crossbar request, L2 tag + hit, crossbar reply
+  load(0, sc_core::SC_ZERO_TIME);                // brings line 0 into the L2
+  const sc_core::sc_time t(1000, sc_core::SC_NS);
+  EXPECT_GT(load(1 << 20, t), 2 * hit);  // a miss: its reply is booked well after t + hit
+  // Same SM, same instant, an L2 hit: one cycle behind the miss's request flit on the SM's port,
+  // but not behind its reply.
+  EXPECT_DOUBLE_EQ(load(0, t), 1 + hit);
+}
