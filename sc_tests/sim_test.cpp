@@ -40,6 +40,19 @@ std::string one_kernel(int grid, int shm = 0) {
          "\n    tb_time: {kind: fixed, mean_cycles: 100}\nprocesses:\n  - name: p\n    launches: [{kernel: k}]\n";
 }
 
+// A 128 B read issued on SM 0's memory socket at `at`; returns its latency in ns.
+double load_from_sm0(Gpu& gpu, uint64_t addr, sc_core::sc_time at) {
+  uint8_t data[128];
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_READ_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(data);
+  gp.set_data_length(128);
+  sc_core::sc_time delay = at;
+  gpu.sms()[0]->mem_out->b_transport(gp, delay);
+  return (delay - at).to_seconds() * 1e9;
+}
+
 }  // namespace
 
 TEST(TbDispatch, FillsEverySlotAndRunsInWaves) {
@@ -199,17 +212,7 @@ TEST(MemoryPath, LoneLoadKnownLatency) {
   Timeline none("");
   Gpu gpu("gpu", f.cfg, f.w, {0}, &none);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // completes elaboration: multi-sockets are wired then
-  auto load = [&](uint64_t addr, sc_core::sc_time at) {
-    uint8_t data[128];
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_READ_COMMAND);
-    gp.set_address(addr);
-    gp.set_data_ptr(data);
-    gp.set_data_length(128);
-    sc_core::sc_time delay = at;
-    gpu.sms()[0]->mem_out->b_transport(gp, delay);
-    return (delay - at).to_seconds() * 1e9;
-  };
+  auto load = [&](uint64_t addr, sc_core::sc_time at) { return load_from_sm0(gpu, addr, at); };
   // DRAM: controller latency 50, ACT + tRCD 12, 4 bursts of 32 B tCCD 1 apart, CL 12, last burst 1 ns.
   const double xbar_req = 1 + 10, l2 = 20, dram = 50 + 12 + 3 + 12 + 1, xbar_reply = 5 + 10;
   EXPECT_DOUBLE_EQ(load(0, sc_core::SC_ZERO_TIME), xbar_req + l2 + dram + xbar_reply);
@@ -226,17 +229,7 @@ TEST(MemoryPath, AnEarlierReplyIsNotQueuedBehindALaterOne) {
   Timeline none("");
   Gpu gpu("gpu", f.cfg, f.w, {0}, &none);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  auto load = [&](uint64_t addr, sc_core::sc_time at) {
-    uint8_t data[128];
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_READ_COMMAND);
-    gp.set_address(addr);
-    gp.set_data_ptr(data);
-    gp.set_data_length(128);
-    sc_core::sc_time delay = at;
-    gpu.sms()[0]->mem_out->b_transport(gp, delay);
-    return (delay - at).to_seconds() * 1e9;
-  };
+  auto load = [&](uint64_t addr, sc_core::sc_time at) { return load_from_sm0(gpu, addr, at); };
   const double hit = (1 + 10) + 20 + (5 + 10);  // crossbar request, L2 tag + hit, crossbar reply
   load(0, sc_core::SC_ZERO_TIME);                // brings line 0 into the L2
   const sc_core::sc_time t(1000, sc_core::SC_NS);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace mpgpu {
 
 namespace {
@@ -103,7 +102,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
   return out;
 }
 
-uint64_t* SmPipeline::unit_slot(uint32_t scheduler, UnitClass u) {
+const uint64_t* SmPipeline::unit_slot(uint32_t scheduler, UnitClass u) const {
   if (u == UnitClass::ldst) return &ldst_free_;
   auto& inst = unit_free_[scheduler][static_cast<int>(u)];
   return &*std::min_element(inst.begin(), inst.end());
@@ -117,13 +116,7 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) const {
   }
   const UnitClass u = w.code.head().unit;
   if (u == UnitClass::nop || u == UnitClass::barrier) return Block::none;
-  uint64_t free_at;
-  if (u == UnitClass::ldst) {
-    free_at = ldst_free_;
-  } else {
-    const auto& inst = unit_free_[w.scheduler][static_cast<int>(u)];
-    free_at = *std::min_element(inst.begin(), inst.end());
-  }
+  const uint64_t free_at = *unit_slot(w.scheduler, u);
   if (free_at <= cycle_) return Block::none;
   wake = free_at;
   return Block::unit;
@@ -271,18 +264,6 @@ void SmPipeline::barrier_release(TbSlot& t) {
     refresh_ready(o);
     sched_state_[o.scheduler].wake = 0;
   }
-}
-
-uint64_t SmPipeline::next_event() const {
-  uint64_t next = kNever;
-  for (const Warp& w : warps_) {
-    if (!w.live) continue;
-    uint64_t wake = kNever;
-    const Block b = blocked(w, wake);
-    if (b == Block::none) return cycle_;
-    if (b != Block::control || !w.at_barrier) next = std::min(next, wake);
-  }
-  return next;
 }
 
 void SmPipeline::account_stalls(const std::vector<bool>& issued, uint64_t cycles) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <memory>
 #include <vector>
 
@@ -60,8 +61,6 @@ class SmPipeline {
   // Simulates from the current cycle up to (not including) `limit`; returns early at a cycle in
   // which a TB finished, so the caller can report it. Returns the cycle reached.
   uint64_t run_until(uint64_t limit);
-  // Earliest cycle something can issue (~0: no live warps).
-  uint64_t next_event() const;
   std::vector<FinishedTb>& finished() { return finished_; }
   bool busy() const { return live_warps_ > 0; }
   uint64_t cycle() const { return cycle_; }
@@ -107,7 +106,11 @@ class SmPipeline {
 
   bool issue_on(uint32_t s);
   Block blocked(const Warp& w, uint64_t& wake) const;
-  uint64_t* unit_slot(uint32_t scheduler, UnitClass u);
+  // The next-free cycle of the instance of unit `u` that frees first (ld/st: one per SM).
+  const uint64_t* unit_slot(uint32_t scheduler, UnitClass u) const;
+  uint64_t* unit_slot(uint32_t scheduler, UnitClass u) {
+    return const_cast<uint64_t*>(std::as_const(*this).unit_slot(scheduler, u));
+  }
   void issue(uint32_t wid, Warp& w);
   void execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t& done, uint64_t& busy);
   void advance(Warp& w, const Decoded& d, uint64_t commit);

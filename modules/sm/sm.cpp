@@ -44,12 +44,8 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   if (warp_level(*d->launch->kernel)) {
     sc_time run_start = start;
     std::vector<WarpPosition> resume;
-    if (d->restore) {  // trap routine, the context comes back, then the warps continue where they stopped
-      const uint64_t bytes = context_bytes(*d->launch);
-      sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
-      run_start = move_context(save_address(*d->launch, d->restore->save_pointer), bytes, issue_at, false);
-      stats_.bytes_restored += bytes;
-      ++stats_.tbs_restored;
+    if (d->restore) {  // the context comes back, then the warps continue where they stopped
+      run_start = restore_tb(*d, start);
       auto it = d->launch->saved_warps.find(d->tb);
       if (it == d->launch->saved_warps.end()) throw SimError(name() + std::string(": restore of a TB that was never saved"));
       resume = std::move(it->second);
@@ -65,13 +61,9 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   }
   uint64_t cycles;
   sc_time run_start = start;
-  if (d->restore) {  // trap routine, then the TB's context comes back from its save area
-    const uint64_t bytes = context_bytes(*d->launch);
-    sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
-    run_start = move_context(save_address(*d->launch, d->restore->save_pointer), bytes, issue_at, false);
+  if (d->restore) {  // the context comes back, then the TB runs the rest of its time
+    run_start = restore_tb(*d, start);
     cycles = d->restore->remaining_cycles;
-    stats_.bytes_restored += bytes;
-    ++stats_.tbs_restored;
   } else {
     cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
   }
@@ -207,6 +199,25 @@ sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool 
   return done;
 }
 
+sc_time Sm::save_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, uint64_t remaining,
+                    sc_time& issue_at) {
+  const uint64_t bytes = context_bytes(*launch);
+  const uint64_t pointer = uint64_t{tb} * ((bytes + 127) / 128 * 128);  // line-aligned slots
+  const sc_time done = move_context(save_address(*launch, pointer), bytes, issue_at, true);
+  stats_.bytes_saved += bytes;
+  ++stats_.tbs_saved;
+  saving_.push_back({{launch, {tb, pointer, remaining}}, alloc});
+  return done;
+}
+
+sc_time Sm::restore_tb(const TbDispatch& d, const sc_time& start) {
+  const uint64_t bytes = context_bytes(*d.launch);
+  sc_time issue_at = start + clock_.cycles(p_.trap_cycles);  // the trap routine first
+  stats_.bytes_restored += bytes;
+  ++stats_.tbs_restored;
+  return move_context(save_address(*d.launch, d.restore->save_pointer), bytes, issue_at, false);
+}
+
 void Sm::start_save(sc_time delay) {
   const sc_time now = sc_core::sc_time_stamp() + delay;
   // Warp-level TBs stop issuing now and drain their in-flight instructions (the pipeline knows
@@ -223,13 +234,8 @@ void Sm::start_save(sc_time delay) {
   sc_time done = issue_at;
   for (auto& [slot, warps] : evicted) {
     WarpTb& t = warp_tbs_[slot];
-    const uint64_t bytes = context_bytes(*t.launch);
-    const uint64_t pointer = uint64_t{t.tb} * ((bytes + 127) / 128 * 128);  // line-aligned slots
-    done = std::max(done, move_context(save_address(*t.launch, pointer), bytes, issue_at, true));
-    stats_.bytes_saved += bytes;
-    ++stats_.tbs_saved;
+    done = std::max(done, save_tb(t.launch, t.tb, t.alloc, 1, issue_at));  // its work left is in the warps
     t.launch->saved_warps[t.tb] = std::move(warps);
-    saving_.push_back({{t.launch, {t.tb, pointer, 1}}, t.alloc});
     t = WarpTb{};
     --warp_tbs_live_;
   }
@@ -242,12 +248,7 @@ void Sm::start_save(sc_time delay) {
     }
     const sc_time from = std::max(now, r.run_start);
     const uint64_t remaining = std::max<uint64_t>(1, clock_.to_cycles(r.end - from));
-    const uint64_t bytes = context_bytes(*r.launch);
-    const uint64_t pointer = uint64_t{r.tb} * ((bytes + 127) / 128 * 128);  // line-aligned slots
-    done = std::max(done, move_context(save_address(*r.launch, pointer), bytes, issue_at, true));
-    stats_.bytes_saved += bytes;
-    ++stats_.tbs_saved;
-    saving_.push_back({{r.launch, {r.tb, pointer, remaining}}, r.alloc});
+    done = std::max(done, save_tb(r.launch, r.tb, r.alloc, remaining, issue_at));
   }
   for (const auto& r : keep) resident_.push(r);
   save_done_ = done;

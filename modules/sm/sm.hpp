@@ -104,6 +104,12 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // Moves `bytes` of context between the SM and its save area, one line per cycle from
   // `issue_at` (advanced past the last line); returns when the last line is done.
   sc_core::sc_time move_context(uint64_t addr, uint64_t bytes, sc_core::sc_time& issue_at, bool write);
+  // Moves one TB's context to its save area from `issue_at` and records it for the block
+  // scheduler (freed when the save completes); returns when its last line is done.
+  sc_core::sc_time save_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, uint64_t remaining,
+                           sc_core::sc_time& issue_at);
+  // Trap routine, then the dispatched TB's context back from its save area; returns when it can run.
+  sc_core::sc_time restore_tb(const TbDispatch& d, const sc_core::sc_time& start);
   void start_save(sc_core::sc_time delay);
   void finish_save();
 
