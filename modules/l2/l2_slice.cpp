@@ -51,10 +51,13 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   // The miss needs an MSHR and a way of its set not already reserved for another line in flight
   // (a set whose ways all await fills cannot take it: a reservation failure).
   sc_time send = ready;
+  bool mshr_waited = false, set_waited = false;
   for (sc_time prev = send + clock_.period(); send != prev;) {
     prev = send;
-    send = set_ways_[a.set].free_at(p_.ways, mshrs_.free_at(p_.mshrs, send, now, mshr_full_), now, set_full_);
+    send = set_ways_[a.set].free_at(p_.ways, mshrs_.free_at(p_.mshrs, send, now, mshr_waited), now, set_waited);
   }
+  mshr_full_ += mshr_waited;  // once per miss, however many rounds it took
+  set_full_ += set_waited;
   sc_time d = send - now;
   mem_out->b_transport(gp, d);
   const sc_time fill = now + d;
@@ -71,7 +74,7 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
 
 // Requests reach the slice out of time order (temporal decoupling), so an entry is free at `at`
 // when fewer than `capacity` fills are still pending then, not when the last booking left one.
-sc_time L2Slice::HeldUntil::free_at(size_t capacity, const sc_time& at, const sc_time& now, uint64_t& waits) {
+sc_time L2Slice::HeldUntil::free_at(size_t capacity, const sc_time& at, const sc_time& now, bool& waited) {
   while (head_ < fills_.size() && fills_[head_] <= now) ++head_;  // no request arrives before now
   if (head_ > 64 && head_ * 2 > fills_.size()) {
     fills_.erase(fills_.begin(), fills_.begin() + head_);
@@ -80,7 +83,7 @@ sc_time L2Slice::HeldUntil::free_at(size_t capacity, const sc_time& at, const sc
   const auto after = std::upper_bound(fills_.begin() + head_, fills_.end(), at);
   const size_t pending = fills_.end() - after;
   if (pending < capacity) return at;
-  ++waits;
+  waited = true;
   return *(after + (pending - capacity));  // enough of them have filled to leave one entry free
 }
 
@@ -90,7 +93,7 @@ void L2Slice::HeldUntil::hold(const sc_time& fill) {
 
 void L2Slice::write_back(uint64_t line, const sc_time& at) {
   ++writebacks_;
-  tlm::tlm_generic_payload wb;
+  tlm::tlm_generic_payload& wb = wb_gp_;  // reused: a payload allocates its extension array
   gpu_mem_ext ext;
   ext.kind = AccessKind::store;
   static uint8_t data[4096];

@@ -50,13 +50,14 @@ class L2Slice : public sc_core::sc_module {
   const AddressMap& map_;
   TagArray tags_;
   void write_back(uint64_t line, const sc_core::sc_time& at);
+  tlm::tlm_generic_payload wb_gp_;
   BusyIntervals tag_port_;  // one tag lookup per cycle, in L2 cycles; keeps gaps for out-of-order arrivals
   uint64_t calls_ = 0;
   // Fill times of the entries of a resource (MSHRs, a set's ways) still held, sorted.
   class HeldUntil {
    public:
     // Earliest time >= at with fewer than `capacity` entries held, forgetting fills done by `now`.
-    sc_core::sc_time free_at(size_t capacity, const sc_core::sc_time& at, const sc_core::sc_time& now, uint64_t& waits);
+    sc_core::sc_time free_at(size_t capacity, const sc_core::sc_time& at, const sc_core::sc_time& now, bool& waited);
     void hold(const sc_core::sc_time& fill);
 
    private:

@@ -200,11 +200,9 @@ uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) 
   return e.base + uint64_t(off);
 }
 
-}  // namespace mpgpu
-
-namespace mpgpu {
 const char* unit_class_name(UnitClass c) {
   static const char* const names[kUnitClasses] = {"sp", "fma", "dp", "sfu", "tensor", "ldst", "branch", "barrier", "nop"};
   return names[static_cast<int>(c)];
 }
+
 }  // namespace mpgpu
