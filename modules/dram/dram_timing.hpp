@@ -18,6 +18,7 @@ struct DramParams {
   uint32_t banks = 16;
   uint32_t row_bytes = 2048;
   uint32_t latency_cycles = 100;  // controller + PHY pipeline, added to every access (see MemoryController)
+  double latency_clock_mhz = 0;   // clock latency_cycles counts in (0: the DRAM command clock)
   DramTiming timing;
   double peak_gbps(double dram_mhz) const {
     return double(channels) * bus_bytes * data_rate * dram_mhz * 1e6 / 1e9;

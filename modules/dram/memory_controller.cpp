@@ -21,7 +21,10 @@ uint64_t MemoryController::first_cycle_at_or_after(const sc_time& t) const {
 void MemoryController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time now = sc_core::sc_time_stamp();
   const DecodedAddress where = map_.decode(gp.get_address());
-  const uint64_t arrival = first_cycle_at_or_after(now + delay) + p_.latency_cycles;
+  // The fixed latency counts in its own clock (GPGPU-Sim's DRAM latency is in core cycles).
+  const uint64_t arrival = p_.latency_clock_mhz > 0
+                               ? first_cycle_at_or_after(now + delay + ClockDomain(p_.latency_clock_mhz).cycles(p_.latency_cycles))
+                               : first_cycle_at_or_after(now + delay) + p_.latency_cycles;
   const uint32_t bytes = std::max(1u, gp.get_data_length());
   const DramAccess a = channel_.serve(arrival, where.bank, where.row, gp.is_write(), bytes);
   delay = clock_.cycles(double(a.completion)) - now;

@@ -11,6 +11,8 @@ using sc_core::sc_time;
 L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map)
     : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
       tags_(p.sets, p.ways), set_ways_(p.sets) {
+  latency_ = p.latency_clock_mhz > 0 ? ClockDomain(p.latency_clock_mhz).cycles(p.hit_latency_cycles)
+                                     : clock.cycles(p.hit_latency_cycles);
   mem_in.register_b_transport(this, &L2Slice::b_transport);
 }
 
@@ -21,10 +23,12 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const AccessKind kind = ext ? ext->kind : (gp.is_write() ? AccessKind::store : AccessKind::load);
   const bool writes = gp.is_write() || kind == AccessKind::atomic;
   if (++calls_ % 4096 == 0) tag_port_.forget_before(clock_.to_cycles(now));  // nothing arrives before now
-  const uint64_t slot = tag_port_.earliest(clock_.to_cycles_ceil(now + delay), 1);
-  tag_port_.book(slot, 1);
-  const sc_time start = clock_.cycles(double(slot));
-  const sc_time ready = start + clock_.cycles(p_.hit_latency_cycles);
+  // One tag lookup per cycle; an atomic holds the port for each serialized read-modify-write.
+  const uint32_t ops = kind == AccessKind::atomic && ext ? std::max(1u, ext->ops) : 1;
+  const uint64_t slot = tag_port_.earliest(clock_.to_cycles_ceil(now + delay), ops);
+  tag_port_.book(slot, ops);
+  const sc_time start = clock_.cycles(double(slot + ops - 1));
+  const sc_time ready = start + latency_;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   // A miss to this line is already on its way: the MSHR merges the request.
   if (auto it = pending_.find(a.line); it != pending_.end()) {
@@ -44,17 +48,33 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   }
   ++misses_;
   if (victim != TagArray::kInvalid) write_back(victim, start);
-  if (gp.is_write()) {  // a store allocates its bytes without fetching the rest of the line
-    delay = ready - now;
+  if (gp.is_write()) {
+    if (p_.write_miss == L2Params::WriteMiss::allocate_no_fetch) {  // its bytes allocate without a fetch
+      delay = ready - now;
+      return;
+    }
+    // Fetch on write miss: the bytes go through to DRAM and the line is read; acknowledged at the fill.
+    sc_time wd = ready - now;
+    mem_out->b_transport(gp, wd);
+    tags_.clean(a.set, a.line);
+    write_fetch_gp_.set_command(tlm::TLM_READ_COMMAND);
+    write_fetch_gp_.set_address(gp.get_address());
+    write_fetch_gp_.set_data_ptr(gp.get_data_ptr());
+    write_fetch_gp_.set_data_length(p_.line_bytes);
+    delay = std::max(now + wd, fetch(write_fetch_gp_, a.set, a.line, ready, now)) - now;
     return;
   }
+  delay = fetch(gp, a.set, a.line, ready, now) - now;
+}
+
+sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line, const sc_time& ready, const sc_time& now) {
   // The miss needs an MSHR and a way of its set not already reserved for another line in flight
   // (a set whose ways all await fills cannot take it: a reservation failure).
   sc_time send = ready;
   bool mshr_waited = false, set_waited = false;
   for (sc_time prev = send + clock_.period(); send != prev;) {
     prev = send;
-    send = set_ways_[a.set].free_at(p_.ways, mshrs_.free_at(p_.mshrs, send, now, mshr_waited), now, set_waited);
+    send = set_ways_[set].free_at(p_.ways, mshrs_.free_at(p_.mshrs, send, now, mshr_waited), now, set_waited);
   }
   mshr_full_ += mshr_waited;  // once per miss, however many rounds it took
   set_full_ += set_waited;
@@ -62,14 +82,14 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   mem_out->b_transport(gp, d);
   const sc_time fill = now + d;
   mshrs_.hold(fill);
-  set_ways_[a.set].hold(fill);
+  set_ways_[set].hold(fill);
   mshr_busy_ += fill - send;
-  pending_[a.line] = fill;
+  pending_[line] = fill;
   if (pending_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per miss
-    for (auto it = pending_.begin(); it != pending_.end();) it = it->second <= start ? pending_.erase(it) : std::next(it);
+    for (auto it = pending_.begin(); it != pending_.end();) it = it->second <= now ? pending_.erase(it) : std::next(it);
     sweep_at_ = std::max<size_t>(2 * pending_.size(), 4 * size_t(p_.mshrs) + 64);
   }
-  delay = fill - now;
+  return fill;
 }
 
 // Requests reach the slice out of time order (temporal decoupling), so an entry is free at `at`

@@ -2,7 +2,9 @@
 // One L2 slice (one per memory partition): physically tagged, set-associative, LRU, write-back,
 // one tag lookup per cycle and a hit latency. Read misses take an MSHR (merging misses to a line
 // already on its way) and fetch the line from the partition's memory controller; stores allocate
-// without fetching (byte-masked lines, as GPU L2s do) and dirty victims are written back.
+// without fetching (byte-masked lines, as GPU L2s do) or fetch and write through (write_miss),
+// and dirty victims are written back. An atomic holds the tag port for one read-modify-write per
+// lane naming the same word (same-address atomics serialize at the L2).
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -24,7 +26,12 @@ struct L2Params {
   uint32_t ways = 16;
   uint32_t line_bytes = 128;
   uint32_t hit_latency_cycles = 120;
+  double latency_clock_mhz = 0;  // clock hit_latency_cycles counts in (0: the L2's own)
   uint32_t mshrs = 32;
+  // A store that misses: allocate its bytes without fetching (byte-masked lines, written back on
+  // eviction), or fetch the line from DRAM and write the bytes through (GPGPU-Sim's write-allocate
+  // on its write-back L2); the store is acknowledged once its line is filled.
+  enum class WriteMiss { allocate_no_fetch, fetch_write_through } write_miss = WriteMiss::allocate_no_fetch;
   uint64_t bytes_total() const { return uint64_t{slices} * sets * ways * line_bytes; }
 };
 
@@ -50,7 +57,11 @@ class L2Slice : public sc_core::sc_module {
   const AddressMap& map_;
   TagArray tags_;
   void write_back(uint64_t line, const sc_core::sc_time& at);
-  tlm::tlm_generic_payload wb_gp_;
+  // Sends `gp` to DRAM after an MSHR and a way of `set` are free (from `ready`); returns the fill.
+  sc_core::sc_time fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line, const sc_core::sc_time& ready,
+                         const sc_core::sc_time& now);
+  sc_core::sc_time latency_;  // hit latency
+  tlm::tlm_generic_payload wb_gp_, write_fetch_gp_;
   BusyIntervals tag_port_;  // one tag lookup per cycle, in L2 cycles; keeps gaps for out-of-order arrivals
   uint64_t calls_ = 0;
   // Fill times of the entries of a resource (MSHRs, a set's ways) still held, sorted.

@@ -8,6 +8,11 @@ bool TagArray::contains(uint32_t set, uint64_t line) const {
   return false;
 }
 
+void TagArray::clean(uint32_t set, uint64_t line) {
+  for (uint32_t w = 0; w < ways_; ++w)
+    if (tags_[size_t(set) * ways_ + w] == line) dirty_[size_t(set) * ways_ + w] = false;
+}
+
 bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted) {
   const size_t base = size_t(set) * ways_;
   size_t victim = base;

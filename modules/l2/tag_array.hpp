@@ -16,6 +16,8 @@ class TagArray {
   // *evicted (when given), for the write-back.
   bool access(uint32_t set, uint64_t line, bool write, uint64_t* evicted);
   bool contains(uint32_t set, uint64_t line) const;
+  // Marks `line` clean (its data was written through), if present.
+  void clean(uint32_t set, uint64_t line);
   uint32_t sets() const { return sets_; }
   uint32_t ways() const { return ways_; }
 

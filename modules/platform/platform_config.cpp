@@ -29,6 +29,9 @@ void read_pipeline(const std::optional<ConfigNode>& n, PipelineParams& p) {
   p.issue_width = n->opt_int("issue_width", 1, 1, 8);
   p.fetch_latency = n->opt_int("fetch_latency_cycles", 2, 0, 1000);
   p.barrier_latency = n->opt_int("barrier_latency_cycles", 1, 0, 1000);
+  p.operand_read = n->opt_int("operand_read_cycles", 0, 0, 1000);
+  p.writeback = n->opt_int("writeback_cycles", 0, 0, 1000);
+  p.atomics_block_warp = n->opt_bool("atomics_block_warp", false);
   if (auto units = n->opt("units")) {
     for (auto& [name, u] : units->entries()) {
       int cls = -1;
@@ -89,7 +92,19 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
                          ? L1dParams::WritePolicy::write_through
                          : L1dParams::WritePolicy::write_evict;
     d.bypass_global_loads = l1->opt_bool("bypass_global_loads", false);
+    d.cache_local = l1->opt_bool("cache_local", true);
     l1->finish();
+  }
+  if (auto ic = n.opt("icache")) {
+    InstructionCacheParams& i = s.icache;
+    i.sets = ic->req_int("sets", 1, 1 << 16);
+    i.ways = ic->req_int("ways", 1, 1024);
+    i.line_bytes = ic->req_int("line_bytes", 8, 4096);
+    if (!pow2(i.line_bytes)) ic->req("line_bytes").fail("must be a power of two");
+    i.mshrs = ic->req_int("mshrs", 1, 1 << 10);
+    i.latency = ic->opt_int("latency_cycles", 0, 0, 10000);
+    i.instruction_bytes = ic->opt_int("instruction_bytes", 8, 1, 64);
+    ic->finish();
   }
   s.shared_mem_banks = n.opt_int("shared_mem_banks", 32, 1, 64);
   read_pipeline(n.opt("pipeline"), s.pipeline);
@@ -128,6 +143,13 @@ void read_address_map(const ConfigNode& n, PlatformConfig& c) {
     a.bank_bits = equations("bank_bits", a.banks);
   }
   n.finish();
+}
+
+// `latency_clock`: the clock domain a block's fixed latency counts in (GPGPU-Sim gives its ROP
+// and DRAM latencies in core cycles); its own domain when absent. Returns its frequency.
+double latency_clock(const ConfigNode& n, const std::string& own, const ClocksMhz& clocks) {
+  const std::string d = n.opt_enum("latency_clock", own, {"core", "icnt", "l2", "dram"});
+  return d == "core" ? clocks.core : d == "icnt" ? clocks.icnt : d == "l2" ? clocks.l2 : clocks.dram;
 }
 
 }  // namespace
@@ -192,6 +214,11 @@ PlatformConfig load_platform(const std::string& file,
   c.l2.line_bytes = l2.req_int("line_bytes", 32, 4096);
   c.l2.hit_latency_cycles = l2.req_int("hit_latency_cycles", 0, 1 << 20);
   c.l2.mshrs = l2.req_int("mshrs", 1, 1 << 20);
+  c.l2.latency_clock_mhz = latency_clock(l2, "l2", c.clocks);
+  c.l2.write_miss = l2.opt_enum("write_miss", "allocate_no_fetch", {"allocate_no_fetch", "fetch_write_through"}) ==
+                            "fetch_write_through"
+                        ? L2Params::WriteMiss::fetch_write_through
+                        : L2Params::WriteMiss::allocate_no_fetch;
   if (!pow2(c.l2.line_bytes)) l2.req("line_bytes").fail("must be a power of two");
   l2.finish();
 
@@ -204,6 +231,7 @@ PlatformConfig load_platform(const std::string& file,
   c.dram.banks = dr.req_int("banks", 1, 1024);
   c.dram.row_bytes = dr.opt_int("row_bytes", 2048, 64, 1 << 20);
   c.dram.latency_cycles = dr.req_int("latency_cycles", 0, 1 << 20);
+  c.dram.latency_clock_mhz = latency_clock(dr, "dram", c.clocks);
   auto t = dr.req("timing");
   DramTiming& tm = c.dram.timing;
   for (auto [key, field] : std::initializer_list<std::pair<const char*, uint32_t*>>{

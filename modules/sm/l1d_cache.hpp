@@ -13,6 +13,7 @@ struct L1dParams {
   uint32_t sets = 32, ways = 4, line_bytes = 128, mshrs = 64, latency = 35;
   enum class WritePolicy { write_evict, write_through } write_policy = WritePolicy::write_evict;
   bool bypass_global_loads = false;  // Kepler/Pascal: global loads skip L1 (still MSHR-limited)
+  bool cache_local = true;           // local-memory loads (spills, LDL) use L1 even when global loads bypass it
 };
 
 class L1dCache {

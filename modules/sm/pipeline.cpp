@@ -6,10 +6,19 @@ namespace mpgpu {
 
 namespace {
 constexpr uint64_t kNever = ~uint64_t{0};
+
+// Each kernel's code has its own 16 MiB in a code region far above data and context save areas,
+// placed by a hash of the kernel's name and definition site: stable from run to run.
+uint64_t code_address(const KernelDesc& k) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const std::string* s : {&k.name, &k.source})
+    for (unsigned char ch : *s) h = (h ^ ch) * 1099511628211ull;
+  return (uint64_t{3} << 44) + ((h & 0xfff) << 24);
 }
+}  // namespace
 
 SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
-    : p_(p), port_(port), l1d_(p.l1d), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
+    : p_(p), port_(port), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
   for (uint32_t s = 0; s < p.warp_schedulers; ++s) {
     schedulers_.push_back(make_warp_scheduler(p.warp_scheduler));
     std::vector<std::vector<uint64_t>> units(kUnitClasses);
@@ -51,11 +60,13 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.fetch_ready = cycle_;
     w.last_write = cycle_;
     w.kstats = &ks;
+    w.code_base = code_address(k);
+    w.fetch_line = ~uint64_t{0};
     if (ttb)
       w.code.start_trace(k.trace.get(), &ttb->warps[i]);
     else
       w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0},
-                           std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size));
+                           std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size), p_.icache.instruction_bytes);
     if (resume) w.code.resume((*resume)[i]);
     ++ks.warps;
     ++stats_.warps;
@@ -64,6 +75,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
       exit_warp(wid, w);
       continue;
     }
+    fetch_code(wid, w, cycle_);
     refresh_ready(w);
     if (resume && (*resume)[i].at_barrier) {
       w.at_barrier = true;
@@ -168,13 +180,15 @@ bool SmPipeline::issue_on(uint32_t s) {
 void SmPipeline::issue(uint32_t wid, Warp& w) {
   const Decoded d = w.code.head();
   const uint64_t c = cycle_;
+  const PipelineParams& pp = p_.pipeline;
+  const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
   ++stats_.warp_instructions;
   ++w.kstats->warp_instructions;
   stats_.thread_instructions += d.lanes;
   w.kstats->thread_instructions += d.lanes;
-  uint64_t commit = c + 1;
+  uint64_t commit = c + 1;  // its results can be read (after write-back)
   bool from_memory = false;
-  const UnitParams& up = p_.pipeline.units[static_cast<int>(d.unit)];
+  const UnitParams& up = pp.units[static_cast<int>(d.unit)];
   switch (d.unit) {
     case UnitClass::nop:
     case UnitClass::barrier:
@@ -184,15 +198,16 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
         ldst_free_ = c + 1;
         break;
       }
-      uint64_t busy = 1;
-      execute_memory(w, d, wid, commit, busy);
+      uint64_t busy = 1, done = at_unit + 1;
+      execute_memory(w, d, wid, at_unit, done, busy);
       ldst_free_ = c + busy;
+      commit = done + pp.writeback;
       from_memory = true;  // global and shared results alike count as RAW on memory (SPEC 5)
       break;
     }
     default:
       *unit_slot(w.scheduler, d.unit) = c + up.ii;
-      commit = c + up.latency;
+      commit = at_unit + up.latency + pp.writeback;
       break;
   }
   for (int i = 0; i < d.ndst; ++i)
@@ -201,21 +216,45 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   // Fetch: disabled after a control-flow instruction until it commits, after a memory
   // instruction until it issues (now); otherwise the next instruction is already decoded.
   if (d.unit == UnitClass::branch)
-    w.fetch_ready = commit + p_.pipeline.fetch_latency;
+    w.fetch_ready = commit + pp.fetch_latency;
   else if (d.unit == UnitClass::ldst)
-    w.fetch_ready = c + p_.pipeline.fetch_latency;
+    w.fetch_ready = c + pp.fetch_latency;
   else
     w.fetch_ready = c;  // fetched ahead: free to issue now (second slot) or next cycle
+  if (d.op == MemOp::atomic && pp.atomics_block_warp) w.fetch_ready = std::max(w.fetch_ready, commit);
   w.code.next();
   if (w.code.done()) {
     exit_warp(wid, w);
     return;
   }
+  fetch_code(wid, w, std::max(c, w.fetch_ready - std::min<uint64_t>(w.fetch_ready, pp.fetch_latency)));
   if (d.unit == UnitClass::barrier) {
     barrier_arrive(w);
     return;
   }
   refresh_ready(w);
+}
+
+void SmPipeline::fetch_code(uint32_t wid, Warp& w, uint64_t at) {
+  if (!p_.icache.enabled()) return;
+  const uint64_t line = (w.code_base + w.code.head().pc) / p_.icache.line_bytes;
+  if (line == w.fetch_line) return;  // same line: fetched ahead with the previous instruction
+  w.fetch_line = line;
+  ++stats_.icache_accesses, ++w.kstats->icache_accesses;
+  const auto lk = icache_.lookup(line, at);
+  uint64_t ready = at + p_.icache.latency;
+  if (lk.outcome == L1dCache::Outcome::merged) {
+    ready = std::max(ready, lk.ready + p_.icache.latency);
+  } else if (lk.outcome == L1dCache::Outcome::miss) {
+    ++stats_.icache_misses, ++w.kstats->icache_misses;
+    const uint64_t send = icache_.mshr_free_at(at);
+    const TbSlot& t = tbs_[w.tb_slot];
+    MemAccess a{line * p_.icache.line_bytes, p_.icache.line_bytes, AccessKind::instruction, send, t.launch, t.tb, wid};
+    const uint64_t fill = port_.access(a);
+    icache_.miss(line, send, fill, true);
+    ready = fill + p_.icache.latency;
+  }
+  w.fetch_ready = std::max(w.fetch_ready, ready);
 }
 
 void SmPipeline::refresh_ready(Warp& w) {

@@ -31,10 +31,11 @@ struct MemAccess {
   uint64_t cycle;  // leaves the SM
   const KernelLaunch* launch;
   uint32_t tb, warp;
+  uint32_t ops = 1;  // atomics: serialized operations at the L2 (most lanes on one word)
 };
 
 // The SM's port to the memory hierarchy: returns the cycle the reply is back at the SM
-// (for stores: the cycle the write is accepted).
+// (for stores: the cycle the acknowledgement is back).
 class MemoryPort {
  public:
   virtual ~MemoryPort() = default;
@@ -69,6 +70,7 @@ class SmPipeline {
   const PipelineStats& stats() const { return stats_; }
   const std::map<uint32_t, PipelineStats>& kernel_stats() const { return per_kernel_; }  // by launch id
   const L1dCache& l1d() const { return l1d_; }
+  const L1dCache& icache() const { return icache_; }
 
  private:
   struct Reg {
@@ -83,7 +85,9 @@ class SmPipeline {
     uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
     uint64_t ready = 0;        // ... and its operands are free (scoreboard)
     bool waits_memory = false; // `ready` is set by a load's destination
-    uint64_t last_write = 0;   // commit of its last instruction
+    uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
+    uint64_t code_base = 0;    // its kernel's code in the address space (instruction fetch)
+    uint64_t fetch_line = ~uint64_t{0};  // code line the fetch unit holds for it
     std::vector<Reg> regs;
     PipelineStats* kstats = nullptr;
   };
@@ -112,7 +116,15 @@ class SmPipeline {
     return const_cast<uint64_t*>(std::as_const(*this).unit_slot(scheduler, u));
   }
   void issue(uint32_t wid, Warp& w);
-  void execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t& done, uint64_t& busy);
+  // The ld/st unit takes the instruction at cycle `at` (operands read); `done` becomes the cycle
+  // its data is back (loads, atomics); store acknowledgements extend the warp's last_write.
+  void execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t at, uint64_t& done, uint64_t& busy);
+  // Per-thread local memory in the address space: lanes' words interleaved, so that one offset of
+  // a warp's 32 threads is one 128-byte line (as the hardware lays local memory out).
+  void map_local_addresses(const Warp& w, int lanes);
+  // The fetch unit moves to the head's code line at cycle `at`: an instruction-cache miss holds
+  // the warp until the line is back.
+  void fetch_code(uint32_t wid, Warp& w, uint64_t at);
   void advance(Warp& w, const Decoded& d, uint64_t commit);
   void refresh_ready(Warp& w);
   void exit_warp(uint32_t wid, Warp& w);
@@ -123,6 +135,7 @@ class SmPipeline {
   const SmParams& p_;
   MemoryPort& port_;
   L1dCache l1d_;
+  L1dCache icache_;  // same set-associative core with MSHRs; only loads, no bypass
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<Warp> warps_;
   std::vector<TbSlot> tbs_;

@@ -1,5 +1,5 @@
-// The pipeline's ld/st unit: shared-memory bank conflicts, constant cache, and global accesses
-// through the coalescer, the L1D and its MSHRs to the SM's memory port.
+// The pipeline's ld/st unit: shared-memory bank conflicts, constant cache, and global and local
+// accesses through the coalescer, the L1D and its MSHRs to the SM's memory port.
 #include <algorithm>
 
 #include "sm/coalescer.hpp"
@@ -7,8 +7,40 @@
 
 namespace mpgpu {
 
-void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t& done, uint64_t& busy) {
-  const uint64_t c = cycle_;
+namespace {
+
+// Local memory: a region of its own, 1 MiB per warp (32 KiB per thread), 256 launches deep;
+// offsets beyond a thread's 32 KiB wrap (a simplification of the per-launch local allocation).
+constexpr uint64_t kLocalBase = uint64_t{1} << 47;
+constexpr uint64_t kLocalBytesPerThread = 32 * 1024;
+
+// Operations the L2 performs one after the other for an atomic to `line`: the most lanes that
+// name one word of it (distinct words of a line are updated together).
+uint32_t serialized_atomic_ops(const uint64_t* addrs, int lanes, uint64_t line, int line_shift) {
+  uint32_t worst = 1;
+  for (int i = 0; i < lanes; ++i) {
+    if (addrs[i] >> line_shift != line) continue;
+    uint32_t same = 0;
+    for (int j = 0; j < lanes; ++j) same += addrs[j] >> 2 == addrs[i] >> 2;
+    worst = std::max(worst, same);
+  }
+  return worst;
+}
+
+}  // namespace
+
+void SmPipeline::map_local_addresses(const Warp& w, int lanes) {
+  const TbSlot& t = tbs_[w.tb_slot];
+  const uint64_t warps_per_tb = (t.launch->kernel->threads_per_tb + p_.warp_size - 1) / p_.warp_size;
+  const uint64_t gwarp = uint64_t{t.tb} * warps_per_tb + w.warp_in_tb;
+  const uint64_t window = kLocalBase + (uint64_t{t.launch->id & 0xff} << 39) + ((gwarp & 0x7ffff) << 20);
+  for (int l = 0; l < lanes; ++l) {
+    const uint64_t off = addr_buf_[l] % kLocalBytesPerThread;
+    addr_buf_[l] = window + (off / 4) * (4 * uint64_t{p_.warp_size}) + uint64_t(l) * 4 + off % 4;
+  }
+}
+
+void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t c, uint64_t& done, uint64_t& busy) {
   const int n = w.code.addresses(addr_buf_);
   PipelineStats& ks = *w.kstats;
   const TbSlot& tb = tbs_[w.tb_slot];
@@ -24,12 +56,15 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
     done = c + p_.l1d.latency;
     return;
   }
+  if (d.space == MemSpace::local) map_local_addresses(w, n);
   CoalescedLines lines;
   const uint32_t lb = p_.l1d.line_bytes;
   coalesce(addr_buf_, n, std::max<uint32_t>(1, d.width), lb, lines);
   busy = std::max(1, lines.count);  // the L1 tag port takes one line per cycle
   done = c + 1;
-  const uint32_t lat = p_.l1d.latency;
+  // Global loads may bypass L1 (Kepler, Pascal); local loads (register spills) are cached there.
+  const bool cached = d.space == MemSpace::local ? p_.l1d.cache_local || !p_.l1d.bypass_global_loads
+                                                 : !p_.l1d.bypass_global_loads;
   MemAccess a{0, lb, AccessKind::load, 0, tb.launch, tb.tb, wid};
   uint64_t t = c;  // the tag port takes one line per cycle; a stalled line holds the ones behind it
   for (int i = 0; i < lines.count; ++i, ++t) {
@@ -37,13 +72,16 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
     a.addr = line * lb;
     ++stats_.memory_requests, ++ks.memory_requests;
     if (d.op == MemOp::load) {
-      if (!p_.l1d.bypass_global_loads) {
+      if (cached) {
         const auto lk = l1d_.lookup(line, t);
-        if (lk.outcome != L1dCache::Outcome::miss) {
-          done = std::max(done, std::max(lk.ready, t + lat));
-          auto& hits = lk.outcome == L1dCache::Outcome::hit ? stats_.l1_hits : stats_.l1_merged;
-          ++hits;
-          ++(lk.outcome == L1dCache::Outcome::hit ? ks.l1_hits : ks.l1_merged);
+        if (lk.outcome == L1dCache::Outcome::hit) {  // the hit latency applies to hits only
+          done = std::max(done, t + p_.l1d.latency);
+          ++stats_.l1_hits, ++ks.l1_hits;
+          continue;
+        }
+        if (lk.outcome == L1dCache::Outcome::merged) {  // served when the pending fill arrives
+          done = std::max(done, lk.ready);
+          ++stats_.l1_merged, ++ks.l1_merged;
           continue;
         }
       }
@@ -53,17 +91,20 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
       busy = std::max(busy, send - c + 1);
       a.kind = AccessKind::load;
       a.bytes = lb;
-      a.cycle = send + lat;
+      a.cycle = send;
+      a.ops = 1;
       const uint64_t fill = port_.access(a);
-      l1d_.miss(line, send, fill, !p_.l1d.bypass_global_loads);
+      l1d_.miss(line, send, fill, cached);
       done = std::max(done, fill);
     } else {
       l1d_.store(line);  // write-evict or write-through; atomics always drop the L1 copy
       a.kind = d.op == MemOp::store ? AccessKind::store : AccessKind::atomic;
       a.bytes = lines.bytes[i];
-      a.cycle = t + lat;
+      a.cycle = t;
+      a.ops = d.op == MemOp::atomic ? serialized_atomic_ops(addr_buf_, n, line, __builtin_ctz(lb)) : 1;
       const uint64_t ack = port_.access(a);
       if (d.op == MemOp::atomic) done = std::max(done, ack);
+      w.last_write = std::max(w.last_write, ack);  // a warp ends only once its stores are acknowledged
     }
   }
   if (d.op == MemOp::load) ++stats_.global_loads, ++ks.global_loads;

@@ -23,7 +23,8 @@ struct PipelineStats {
   uint64_t shared_conflict_passes = 0;
   uint64_t l1_hits = 0, l1_misses = 0, l1_merged = 0;
   uint64_t tbs = 0, warps = 0;
-  static constexpr size_t kFields = 19;  // every member above is a uint64_t counter
+  uint64_t icache_accesses = 0, icache_misses = 0;  // a warp moving to another code line; misses
+  static constexpr size_t kFields = 21;  // every member above is a uint64_t counter
 
   PipelineStats& operator+=(const PipelineStats& o) {
     uint64_t* a = &warp_instructions;
@@ -45,6 +46,7 @@ struct PipelineStats {
             {"memory_requests", memory_requests},
             {"l1", {{"hits", l1_hits}, {"misses", l1_misses}, {"merged", l1_merged},
                     {"hit_rate", l1 ? double(l1_hits + l1_merged) / l1 : 0.0}}},
+            {"icache", {{"accesses", icache_accesses}, {"misses", icache_misses}}},
             {"tbs", tbs}, {"warps", warps}};
   }
 };

@@ -151,6 +151,7 @@ uint64_t Sm::access(const MemAccess& a) {
   ext.tb = a.tb;
   ext.kind = a.kind;
   ext.vaddr = a.addr;
+  ext.ops = a.ops;
   gp.set_command(a.kind == AccessKind::store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   gp.set_address(a.addr);
   gp.set_data_ptr(line);

@@ -22,7 +22,25 @@ struct PipelineParams {
   uint32_t issue_width = 1;
   uint32_t fetch_latency = 2;
   uint32_t barrier_latency = 1;
+  // Stages around a unit: operand read (issue -> operand collector -> unit) and write-back
+  // (unit -> register file -> scoreboard release). A dependent instruction issues at the earliest
+  // operand_read + unit latency + writeback cycles after its producer.
+  uint32_t operand_read = 0;
+  uint32_t writeback = 0;
+  // True: a warp issues nothing more while one of its atomics is outstanding (as GPGPU-Sim
+  // does); false: only instructions reading the atomic's result wait (scoreboard).
+  bool atomics_block_warp = false;
   std::array<UnitParams, kUnitClasses> units{};
+};
+
+// The SM's instruction cache: a warp that moves to a code line not in it waits for the line,
+// fetched through the memory hierarchy like any miss. sets = 0: a perfect instruction cache.
+struct InstructionCacheParams {
+  uint32_t sets = 0, ways = 4, line_bytes = 128, mshrs = 2;
+  uint32_t latency = 0;            // cycles from the line's arrival to its first issue
+  uint32_t instruction_bytes = 8;  // code size of one warp-program instruction (SASS: 8 B)
+  bool enabled() const { return sets > 0; }
+  L1dParams as_cache() const { return {sets, ways, line_bytes, mshrs, latency}; }
 };
 
 struct SmParams {
@@ -37,6 +55,7 @@ struct SmParams {
   uint32_t warp_schedulers = 4;
   std::string warp_scheduler = "gto";
   L1dParams l1d;
+  InstructionCacheParams icache;
   uint32_t shared_mem_latency = 26;
   uint32_t shared_mem_banks = 32;  // 4-byte banks
   PipelineParams pipeline;

@@ -16,6 +16,7 @@ struct Decoded {
   MemOp op = MemOp::none;
   uint8_t ndst = 0, nsrc = 0, width = 0;
   uint32_t lanes = 0;  // active lanes
+  uint32_t pc = 0;     // byte offset of the instruction in its kernel's code (instruction fetch)
   const uint16_t* dst = nullptr;
   const uint16_t* src = nullptr;
 };
@@ -23,8 +24,9 @@ struct Decoded {
 class WarpCursor {
  public:
   // `lanes`: threads of the TB in this warp (fewer than the warp size in a partial last warp).
-  void start_program(const WarpProgram* p, const LaneCoords& coords, uint32_t lanes) {
+  void start_program(const WarpProgram* p, const LaneCoords& coords, uint32_t lanes, uint32_t instruction_bytes = 8) {
     prog_ = p;
+    instruction_bytes_ = instruction_bytes;
     lanes_ = lanes;
     trace_ = nullptr;
     coords_ = coords;
@@ -98,13 +100,14 @@ class WarpCursor {
       // A trace line without addresses (e.g. a predicated-off access) moves no data.
       const bool mem = t.mem_width > 0 && t.active_lanes() > 0;
       head_ = {t.unit, mem ? t.space : MemSpace::none, mem ? t.op : MemOp::none, t.ndst, t.nsrc,
-               t.mem_width, t.active_lanes(), t.dst, t.src};
+               t.mem_width, t.active_lanes(), t.pc, t.dst, t.src};
       return;
     }
     done_ = pc_ >= prog_->instrs.size();
     if (done_) return;
     const ProgInstr& i = prog_->instrs[pc_];
-    head_ = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, std::min(i.active_lanes, lanes_), i.dst, i.src};
+    head_ = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, std::min(i.active_lanes, lanes_), pc_ * instruction_bytes_,
+             i.dst, i.src};
   }
 
   const WarpProgram* prog_ = nullptr;
@@ -113,6 +116,7 @@ class WarpCursor {
   LaneCoords coords_{};
   uint32_t pc_ = 0;
   uint32_t lanes_ = 32;
+  uint32_t instruction_bytes_ = 8;
   uint32_t iter_[8] = {};
   bool done_ = true;
   Decoded head_;
