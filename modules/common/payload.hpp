@@ -17,7 +17,6 @@ struct gpu_mem_ext : tlm::tlm_extension<gpu_mem_ext> {
   uint32_t tb = 0;
   AccessKind kind = AccessKind::load;
   uint64_t vaddr = 0;
-  uint32_t ops = 1;  // atomics: operations the L2 performs one after the other (lanes on one word)
   bool page_fault = false;  // set by the fill unit; the SM reacts, nothing throws
 
   tlm_extension_base* clone() const override { return new gpu_mem_ext(*this); }

@@ -10,6 +10,7 @@
 
 #include <deque>
 #include <memory>
+#include <functional>
 #include <vector>
 
 #include "common/calendar.hpp"
@@ -31,6 +32,7 @@ struct HostLinkParams {
 struct HostParams {
   uint32_t hardware_queues = 32;
   uint32_t kernel_launch_cycles = 0;  // launch command to KSR set-up, core cycles
+  bool copies_fill_l2 = false;        // a host-to-device copy leaves its lines in the L2 (copy engine writes through it)
   HostLinkParams link;
 };
 
@@ -65,6 +67,8 @@ class Host : public sc_core::sc_module {
   const std::deque<KernelLaunch>& launches() const { return launches_; }
   const std::vector<CopyRecord>& copies() const { return copies_; }
   bool all_done() const;  // every process completed its `repeat` runs
+  // Called for each host-to-device copy with a known device address (copies_fill_l2).
+  std::function<void(uint64_t addr, uint64_t bytes)> on_copy_to_device;
   bool stopped_by_replay() const { return replay_stop_; }
   // Kernel launches the selected processes make (one run each, or `repeat` runs).
   static uint64_t planned_tbs(const WorkloadDesc& w, const std::vector<uint32_t>& selected);

@@ -23,11 +23,9 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const AccessKind kind = ext ? ext->kind : (gp.is_write() ? AccessKind::store : AccessKind::load);
   const bool writes = gp.is_write() || kind == AccessKind::atomic;
   if (++calls_ % 4096 == 0) tag_port_.forget_before(clock_.to_cycles(now));  // nothing arrives before now
-  // One tag lookup per cycle; an atomic holds the port for each serialized read-modify-write.
-  const uint32_t ops = kind == AccessKind::atomic && ext ? std::max(1u, ext->ops) : 1;
-  const uint64_t slot = tag_port_.earliest(clock_.to_cycles_ceil(now + delay), ops);
-  tag_port_.book(slot, ops);
-  const sc_time start = clock_.cycles(double(slot + ops - 1));
+  const uint64_t slot = tag_port_.earliest(clock_.to_cycles_ceil(now + delay), 1);
+  tag_port_.book(slot, 1);
+  const sc_time start = clock_.cycles(double(slot));
   const sc_time ready = start + latency_;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   // A miss to this line is already on its way: the MSHR merges the request.

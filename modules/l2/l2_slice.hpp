@@ -3,8 +3,8 @@
 // one tag lookup per cycle and a hit latency. Read misses take an MSHR (merging misses to a line
 // already on its way) and fetch the line from the partition's memory controller; stores allocate
 // without fetching (byte-masked lines, as GPU L2s do) or fetch and write through (write_miss),
-// and dirty victims are written back. An atomic holds the tag port for one read-modify-write per
-// lane naming the same word (same-address atomics serialize at the L2).
+// and dirty victims are written back. An atomic is one read-modify-write per transaction; the SM
+// sends one transaction per lane naming the same word, so same-address atomics serialize here.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -42,6 +42,8 @@ class L2Slice : public sc_core::sc_module {
 
   L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map);
 
+  // Functional fill (no time): the line becomes resident and clean, as a copy engine leaves it.
+  void install(uint32_t set, uint64_t line) { tags_.install(set, line); }
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   uint64_t merged() const { return merged_; }

@@ -16,6 +16,12 @@ class TagArray {
   // *evicted (when given), for the write-back.
   bool access(uint32_t set, uint64_t line, bool write, uint64_t* evicted);
   bool contains(uint32_t set, uint64_t line) const;
+  // Makes `line` resident and clean (most recently used); a dirty victim's data is dropped: a
+  // functional fill, used for copies that write the same data to DRAM.
+  void install(uint32_t set, uint64_t line) {
+    access(set, line, false, nullptr);
+    clean(set, line);
+  }
   // Marks `line` clean (its data was written through), if present.
   void clean(uint32_t set, uint64_t line);
   uint32_t sets() const { return sets_; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "common/payload.hpp"
 
 namespace mpgpu {
 
@@ -47,13 +48,15 @@ void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay
   const sc_time now = sc_core::sc_time_stamp();
   const bool write = gp.is_write();
   const uint32_t payload = gp.get_data_length();
-  // Requests carry data only for writes; replies only for reads (8 B header otherwise).
+  const auto* ext = gp.get_extension<gpu_mem_ext>();
+  const bool atomic = ext && ext->kind == AccessKind::atomic;
+  // Requests carry data for writes and atomics; replies for reads and atomics (8 B header otherwise).
   if (++calls_ % 4096 == 0) {  // nothing arrives before now: forget older bookings
     const uint64_t floor = tick_.to_cycles(now);
     for (auto* ports : {&req_ports_, &reply_ports_, &inject_ports_, &eject_ports_})
       for (BusyIntervals& b : *ports) b.forget_before(floor);
   }
-  sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], write ? payload + 8 : 8, now + delay);
+  sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], write || atomic ? payload + 8 : 8, now + delay);
   delay = t - now;
   mem_out[part]->b_transport(gp, delay);
   t = traverse(reply_ports_[part], eject_ports_[src], reply_busy_[part], write ? 8 : payload + 8, now + delay);

@@ -49,6 +49,13 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
     xbar_->mem_out.bind(s->mem_in);
     s->mem_out.bind(mcs_[i / per_channel]->mem_in);
   }
+  host_->on_copy_to_device = [this](uint64_t addr, uint64_t bytes) {
+    const uint64_t lb = cfg_.l2.line_bytes;
+    for (uint64_t line = addr / lb; line <= (addr + bytes - 1) / lb; ++line) {
+      const DecodedAddress d = map_.decode(line * lb);
+      l2_[d.partition]->install(d.set, d.line);
+    }
+  };
 }
 
 }  // namespace mpgpu

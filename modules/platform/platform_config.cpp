@@ -32,6 +32,7 @@ void read_pipeline(const std::optional<ConfigNode>& n, PipelineParams& p) {
   p.operand_read = n->opt_int("operand_read_cycles", 0, 0, 1000);
   p.writeback = n->opt_int("writeback_cycles", 0, 0, 1000);
   p.atomics_block_warp = n->opt_bool("atomics_block_warp", false);
+  p.branch_stalls_fetch = n->opt_bool("branch_stalls_fetch", true);
   if (auto units = n->opt("units")) {
     for (auto& [name, u] : units->entries()) {
       int cls = -1;
@@ -181,6 +182,7 @@ PlatformConfig load_platform(const std::string& file,
   c.host_kind = read_kind(host, ModuleRole::host);
   c.host.hardware_queues = host.req_int("hardware_queues", 1, 1024);
   c.host.kernel_launch_cycles = host.opt_int("kernel_launch_cycles", 0, 0, 1 << 30);
+  c.host.copies_fill_l2 = host.opt_bool("copies_fill_l2", false);
   auto link = host.req("link");
   c.host.link.kind = link.req_enum("kind", {"pcie", "nvlink"});
   c.host.link.clock_mhz = link.req_num("clock_mhz", 1, 1e5);

@@ -215,7 +215,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   w.last_write = std::max(w.last_write, commit);
   // Fetch: disabled after a control-flow instruction until it commits, after a memory
   // instruction until it issues (now); otherwise the next instruction is already decoded.
-  if (d.unit == UnitClass::branch)
+  if (d.unit == UnitClass::branch && pp.branch_stalls_fetch)
     w.fetch_ready = commit + pp.fetch_latency;
   else if (d.unit == UnitClass::ldst)
     w.fetch_ready = c + pp.fetch_latency;

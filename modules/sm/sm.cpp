@@ -151,19 +151,26 @@ uint64_t Sm::access(const MemAccess& a) {
   ext.tb = a.tb;
   ext.kind = a.kind;
   ext.vaddr = a.addr;
-  ext.ops = a.ops;
   gp.set_command(a.kind == AccessKind::store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   gp.set_address(a.addr);
   gp.set_data_ptr(line);
-  gp.set_data_length(a.bytes);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  // An atomic goes as one transaction per serialized operation (lanes naming one word), each
+  // carrying a 32-byte sector of operands: the L2 performs them one after the other.
+  constexpr uint32_t kSector = 32;
+  const bool atomic = a.kind == AccessKind::atomic;
+  gp.set_data_length(atomic ? (a.bytes + kSector - 1) / kSector * kSector : a.bytes);
   gp.set_extension(&ext);
   const sc_time now = sc_core::sc_time_stamp();
   const sc_time at = clock_.cycles(double(a.cycle));
-  sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-  mem_out->b_transport(gp, delay);
+  sc_time last = now;
+  for (uint32_t op = 0; op < (atomic ? std::max(1u, a.ops) : 1); ++op) {
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    mem_out->b_transport(gp, delay);
+    last = std::max(last, now + delay);
+  }
   gp.clear_extension(&ext);
-  return std::max(a.cycle + 1, clock_.to_cycles_ceil(now + delay));
+  return std::max(a.cycle + 1, clock_.to_cycles_ceil(last));
 }
 
 uint32_t Sm::context_bytes(const KernelLaunch& l) const {

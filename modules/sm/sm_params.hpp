@@ -30,6 +30,9 @@ struct PipelineParams {
   // True: a warp issues nothing more while one of its atomics is outstanding (as GPGPU-Sim
   // does); false: only instructions reading the atomic's result wait (scoreboard).
   bool atomics_block_warp = false;
+  // True: fetch waits for a branch to commit (SPEC 1); false: the next instruction in program
+  // order is fetched at once (a trace-driven front end that replays the taken path).
+  bool branch_stalls_fetch = true;
   std::array<UnitParams, kUnitClasses> units{};
 };
 

@@ -45,6 +45,7 @@ WorkloadDesc workload_from_trace(const std::string& kernelslist) {
       Command cmd;
       cmd.kind = Command::Kind::copy;
       cmd.bytes = c.bytes;
+      cmd.addr = c.addr;
       cmd.direction = c.kind == TraceCommand::Kind::memcpy_h2d ? Command::Direction::h2d : Command::Direction::d2h;
       s.commands.push_back(cmd);
     }

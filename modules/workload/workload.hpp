@@ -16,6 +16,7 @@ struct Command {
   enum class Kind { launch, copy } kind = Kind::launch;
   uint32_t kernel = 0;  // index into WorkloadDesc::kernels
   uint64_t bytes = 0;   // copy
+  uint64_t addr = 0;    // copy: device address (traces give it); 0 = not given
   enum class Direction { h2d, d2h } direction = Direction::h2d;
 };
 
