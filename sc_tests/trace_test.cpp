@@ -54,7 +54,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 // The i-th address of an instruction.
-uint64_t addr(const TraceKernel& k, const TraceInstr& in, uint32_t i) { return k.addresses.at(in.addr_begin + i); }
+uint64_t addr(const TraceKernel& k, const TraceInstr& in, uint32_t i) { return k.tbs.at(0).addresses.at(in.addr_begin + i); }
 
 TEST(Trace, SampleHeader) {
   const TraceKernel k = read_traceg(kSampleDir + "/kernel-1.traceg");
@@ -143,7 +143,7 @@ TEST(Trace, SampleLdgBaseStride) {
   EXPECT_EQ(part.active_lanes(), 4u);
   for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(addr(k, part, i), 0x7f2b2d500180u + 4 * i);
   // 3 memory instructions x 32 lanes in warps 0-2, 3 x 4 lanes in warp 3.
-  EXPECT_EQ(k.addresses.size(), 3u * 3 * 32 + 3 * 4);
+  EXPECT_EQ(k.tbs[0].addresses.size(), 3u * 3 * 32 + 3 * 4);
 }
 
 TEST(Trace, SampleKernelslist) {
@@ -188,7 +188,7 @@ TEST(Trace, AddressModeList) {
                                  1)));
   const TraceInstr& in = k.tbs[0].warps[0].instrs[0];
   EXPECT_EQ(in.mem_width, 8);
-  ASSERT_EQ(k.addresses.size(), 3u);
+  ASSERT_EQ(k.tbs[0].addresses.size(), 3u);
   EXPECT_EQ(addr(k, in, 0), 0x1000u);
   EXPECT_EQ(addr(k, in, 1), 0x2000u);
   EXPECT_EQ(addr(k, in, 2), 0xff8u);
@@ -202,7 +202,7 @@ TEST(Trace, AddressModeBaseStride) {
   const TraceInstr& in = k.tbs[0].warps[0].instrs[0];
   EXPECT_EQ(in.space, MemSpace::shared);
   EXPECT_EQ(in.op, MemOp::store);
-  ASSERT_EQ(k.addresses.size(), 4u);
+  ASSERT_EQ(k.tbs[0].addresses.size(), 4u);
   for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(addr(k, in, i), 0x100u - 4 * i);
 }
 
@@ -214,7 +214,7 @@ TEST(Trace, AddressModeBaseDelta) {
                                  "0040 00000400 1 R7 LDG.E.SYS 1 R2 4 2 0x7f0000002000 \n",
                                  2)));
   const auto& w = k.tbs[0].warps[0].instrs;
-  ASSERT_EQ(k.addresses.size(), 5u);
+  ASSERT_EQ(k.tbs[0].addresses.size(), 5u);
   EXPECT_EQ(addr(k, w[0], 0), 0x7f0000001000u);
   EXPECT_EQ(addr(k, w[0], 1), 0x7f0000001010u);
   EXPECT_EQ(addr(k, w[0], 2), 0x7f0000001008u);
@@ -230,7 +230,7 @@ TEST(Trace, MemoryInstructionWithNoLiveLane) {
   const TraceKernel k =
       read_traceg(dir.write("k.traceg", header(4) + tb("0030 00000000 1 R6 LDG.E.SYS 1 R2 4 1 0x0 0 \n", 1)));
   EXPECT_EQ(k.tbs[0].warps[0].instrs[0].mem_width, 4);
-  EXPECT_TRUE(k.addresses.empty());
+  EXPECT_TRUE(k.tbs[0].addresses.empty());
 }
 
 TEST(Trace, TracerVersion2LinePrefix) {

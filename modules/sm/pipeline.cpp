@@ -31,10 +31,10 @@ SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
 bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle,
                            const std::vector<WarpPosition>* resume) {
   const KernelDesc& k = *launch->kernel;
-  const TraceTb* ttb = nullptr;
+  std::shared_ptr<const TraceTb> ttb;
   uint32_t nwarps = (k.threads_per_tb + p_.warp_size - 1) / p_.warp_size;
   if (k.trace) {
-    ttb = tb < k.trace->tbs.size() ? &k.trace->tbs[tb] : nullptr;
+    ttb = k.trace->tb(tb);  // from the binary copy: only resident TBs are in memory
     nwarps = ttb ? static_cast<uint32_t>(ttb->warps.size()) : 0;
   }
   std::vector<uint32_t> free_slots;
@@ -46,7 +46,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   ++ks.tbs;
   ++stats_.tbs;
   TbSlot& t = tbs_.at(slot);
-  t = TbSlot{true, launch, tb, nwarps, 0, cycle_ + 1, free_slots};
+  t = TbSlot{true, launch, tb, nwarps, 0, cycle_ + 1, free_slots, ttb};
   const uint32_t regs = k.trace ? 256 : std::max(1u, k.program->max_register);
   for (uint32_t i = 0; i < nwarps; ++i) {
     const uint32_t wid = free_slots[i];
@@ -63,7 +63,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.code_base = code_address(k);
     w.fetch_line = ~uint64_t{0};
     if (ttb)
-      w.code.start_trace(k.trace.get(), &ttb->warps[i]);
+      w.code.start_trace(ttb.get(), &ttb->warps[i]);
     else
       w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0},
                            std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size), p_.icache.instruction_bytes);
@@ -87,6 +87,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   }
   if (nwarps == 0) {
     t.live = false;
+    t.trace.reset();
     finished_.push_back({slot, cycle_ + 1});
   }
   return true;
@@ -111,6 +112,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
     out.push_back(pos);
   }
   t.live = false;
+  t.trace.reset();
   return out;
 }
 
@@ -280,6 +282,7 @@ void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
   t.done = std::max({t.done, w.last_write, cycle_ + 1});
   if (--t.warps_live == 0) {
     t.live = false;
+    t.trace.reset();
     finished_.push_back({w.tb_slot, t.done});
   } else if (t.at_barrier == t.warps_live) {
     // The warps still at the barrier no longer wait for this one.

@@ -34,9 +34,9 @@ class WarpCursor {
     for (auto& i : iter_) i = 0;
     decode();
   }
-  void start_trace(const TraceKernel* k, const TraceWarp* w) {
+  void start_trace(const TraceTb* tb, const TraceWarp* w) {
     prog_ = nullptr;
-    tk_ = k;
+    tb_ = tb;
     trace_ = w;
     pc_ = 0;
     decode();
@@ -62,7 +62,7 @@ class WarpCursor {
     if (trace_) {
       const TraceInstr& t = trace_->instrs[pc_];
       const int n = static_cast<int>(t.active_lanes());
-      for (int i = 0; i < n; ++i) out[i] = tk_->addresses[t.addr_begin + i];
+      for (int i = 0; i < n; ++i) out[i] = tb_->addresses[t.addr_begin + i];
       return n;
     }
     const ProgInstr& i = prog_->instrs[pc_];
@@ -111,7 +111,7 @@ class WarpCursor {
   }
 
   const WarpProgram* prog_ = nullptr;
-  const TraceKernel* tk_ = nullptr;
+  const TraceTb* tb_ = nullptr;
   const TraceWarp* trace_ = nullptr;
   LaneCoords coords_{};
   uint32_t pc_ = 0;

@@ -19,12 +19,6 @@
 
 namespace mpgpu {
 
-uint64_t TraceKernel::instruction_count() const {
-  uint64_t n = 0;
-  for (const TraceTb& tb : tbs)
-    for (const TraceWarp& w : tb.warps) n += w.instrs.size();
-  return n;
-}
 
 uint32_t TraceKernel::threads_per_tb() const { return block[0] * block[1] * block[2]; }
 
@@ -67,6 +61,16 @@ class FileText {
   FileText(const FileText&) = delete;
   FileText& operator=(const FileText&) = delete;
   const char* data() const { return map_ ? map_ : copy_.data(); }
+  // The text before `p` will not be read again: drop its pages from memory (mapped files only),
+  // a few MiB at a time, so that a long trace streams through a bounded number of pages.
+  void release_before(const char* p) {
+    if (!map_) return;
+    const size_t page = 4096, chunk = size_t{8} << 20;
+    const size_t upto = static_cast<size_t>(p - map_) / page * page;
+    if (upto < released_ + chunk) return;
+    ::madvise(const_cast<char*>(map_) + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
+  }
   size_t size() const { return map_ ? size_ : copy_.size(); }
 
  private:
@@ -86,6 +90,7 @@ class FileText {
 
   const char* map_ = nullptr;
   size_t size_ = 0;
+  size_t released_ = 0;
   std::string copy_;
 };
 
@@ -136,6 +141,7 @@ class LineReader {
     return false;
   }
   uint32_t number() const { return number_; }
+  const char* position() const { return p_; }
   size_t bytes_left() const { return static_cast<size_t>(end_ - p_); }
 
  private:
@@ -253,8 +259,10 @@ std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 class TracegParser {
  public:
-  TracegParser(const std::string& path, bool unknown_as_sp, std::vector<std::string>* unknown_opcodes)
-      : text_(path), lines_(text_), unknown_as_sp_(unknown_as_sp), unknown_opcodes_(unknown_opcodes) {
+  TracegParser(const std::string& path, bool unknown_as_sp, std::vector<std::string>* unknown_opcodes,
+               std::function<void(TraceTb&&)> sink)
+      : text_(path), lines_(text_), unknown_as_sp_(unknown_as_sp), unknown_opcodes_(unknown_opcodes),
+        sink_(std::move(sink)) {
     k_.file = path;
   }
 
@@ -335,11 +343,16 @@ class TracegParser {
       seen_tb_ = in_tb_ = true;
       tb_line_ = lines_.number();
       seen_tb_coords_ = false;
-      k_.tbs.emplace_back();
+      tb_ = TraceTb{};
     } else if (line == "#END_TB") {
       if (!in_tb_) fail("#END_TB without #BEGIN_TB");
       if (!seen_tb_coords_) fail("thread block begun at line " + std::to_string(tb_line_) + " has no 'thread block = x,y,z'");
       in_tb_ = false;
+      if (k_.tb_records == UINT32_MAX) fail("more than 2^32 thread blocks");
+      ++k_.tb_records;
+      for (const TraceWarp& w : tb_.warps) k_.instructions += w.instrs.size();
+      sink_(std::move(tb_));
+      text_.release_before(lines_.position());  // parsed text is not needed again: bounded memory
     }
     // Any other '#' line is a comment ("#traces format = ...").
   }
@@ -350,7 +363,7 @@ class TracegParser {
       if (is_hex_digit(line[0])) fail("instruction line beyond the 'insts' count of its warp: " + quoted(line));
       fail("unexpected line in a thread block: " + quoted(line));
     }
-    TraceTb& tb = k_.tbs.back();
+    TraceTb& tb = tb_;
     if (key == "thread block") {
       thread_block_line(tb, value);
     } else if (key == "warp") {
@@ -500,20 +513,21 @@ class TracegParser {
     if (width == 0) return;
     if (width > 255) fail("memory width " + std::to_string(width) + " out of range");
     in.mem_width = static_cast<uint8_t>(width);
-    if (k_.addresses.size() > UINT32_MAX - kWarpSize) fail("more than 2^32 addresses in one kernel");
-    in.addr_begin = static_cast<uint32_t>(k_.addresses.size());
+    std::vector<uint64_t>& addresses = tb_.addresses;
+    if (addresses.size() > UINT32_MAX - kWarpSize) fail("more than 2^32 addresses in one thread block");
+    in.addr_begin = static_cast<uint32_t>(addresses.size());
     const uint32_t lanes = in.active_lanes();
     switch (field<uint32_t>(f, "address mode")) {
       case 0:  // list_all: each active lane's address
         for (uint32_t i = 0; i < lanes; ++i) {
           if (f.at_end()) fail_lane_count(in, lanes, i, "addresses");
-          k_.addresses.push_back(field<uint64_t, 16>(f, "address"));
+          addresses.push_back(field<uint64_t, 16>(f, "address"));
         }
         break;
       case 1: {  // base_stride: lane i (counting active lanes) at base + i * stride
         const uint64_t base = field<uint64_t, 16>(f, "base address");
         const int64_t stride = field<int64_t>(f, "address stride");
-        for (uint32_t i = 0; i < lanes; ++i) k_.addresses.push_back(base + static_cast<uint64_t>(stride) * i);
+        for (uint32_t i = 0; i < lanes; ++i) addresses.push_back(base + static_cast<uint64_t>(stride) * i);
         break;
       }
       case 2: {  // base_delta: the first lane at base, each further lane at the previous + delta
@@ -523,7 +537,7 @@ class TracegParser {
             if (f.at_end()) fail_lane_count(in, lanes - 1, i - 1, "address deltas after the base");
             addr += static_cast<uint64_t>(field<int64_t>(f, "address delta"));
           }
-          k_.addresses.push_back(addr);
+          addresses.push_back(addr);
         }
         break;
       }
@@ -545,6 +559,8 @@ class TracegParser {
   bool unknown_as_sp_;
   std::vector<std::string>* unknown_opcodes_;
   TraceKernel k_;
+  TraceTb tb_;  // the thread block being read
+  std::function<void(TraceTb&&)> sink_;
   // Opcode names view into text_, which outlives the parse.
   std::unordered_map<std::string_view, uint16_t> opcode_index_;
   std::vector<OpcodeInfo> opcode_info_;
@@ -587,7 +603,15 @@ TraceCommand memcpy_command(std::string_view line, const std::string& file, uint
 
 TraceKernel read_traceg(const std::string& path, bool unknown_as_sp, std::vector<std::string>* unknown_opcodes) {
   if (ends_with(path, ".xz")) throw ConfigError(path + ": xz-compressed traces are not supported; decompress with 'xz -dk'");
-  return TracegParser(path, unknown_as_sp, unknown_opcodes).parse();
+  std::vector<TraceTb> tbs;
+  TraceKernel k = TracegParser(path, unknown_as_sp, unknown_opcodes, [&](TraceTb&& tb) { tbs.push_back(std::move(tb)); }).parse();
+  k.tbs = std::move(tbs);
+  return k;
+}
+
+TraceKernel parse_traceg(const std::string& path, const std::function<void(TraceTb&&)>& sink) {
+  if (ends_with(path, ".xz")) throw ConfigError(path + ": xz-compressed traces are not supported; decompress with 'xz -dk'");
+  return TracegParser(path, false, nullptr, sink).parse();
 }
 
 TraceList read_kernelslist(const std::string& path) {

@@ -1,9 +1,13 @@
 #pragma once
 // Reader for Accel-Sim SASS traces (DESIGN, Workloads: fidelity 3): a `kernelslist.g` command
 // list and one `kernel-N.traceg` per kernel launch, as written by the Accel-Sim NVBit tracer and
-// its post-processor. The whole file is parsed up front into flat per-warp instruction arrays;
-// per-thread addresses are expanded once into one array per kernel.
+// its post-processor. read_traceg parses a whole file into memory; open_traceg streams it: the
+// text is parsed once, thread block by thread block, into a compact binary copy cached beside
+// the trace (trace_cache.hpp), and the simulation loads each thread block from it when the block
+// is dispatched, so memory stays bounded by the resident blocks whatever the trace's size.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +49,11 @@ struct TraceWarp {
 
 struct TraceTb {
   uint32_t x = 0, y = 0, z = 0;
-  std::vector<TraceWarp> warps;  // indexed by warp id in the TB
+  std::vector<TraceWarp> warps;     // indexed by warp id in the TB
+  std::vector<uint64_t> addresses;  // its lanes' addresses; TraceInstr::addr_begin indexes here
 };
+
+class TraceTbStore;
 
 struct TraceKernel {
   std::string file, name;
@@ -57,9 +64,13 @@ struct TraceKernel {
   std::string nvbit_version;
   uint64_t shmem_base = 0, local_base = 0;
   std::vector<std::string> opcodes;  // distinct full opcodes seen, in order of first use
-  std::vector<uint64_t> addresses;
-  std::vector<TraceTb> tbs;  // in file order
-  uint64_t instruction_count() const;
+  std::vector<TraceTb> tbs;          // in file order, when read into memory (read_traceg)
+  std::shared_ptr<const TraceTbStore> store;  // otherwise: loaded from the binary copy on demand
+  uint32_t tb_records = 0;     // thread blocks in the file
+  uint64_t instructions = 0;   // warp instructions in the file
+  uint64_t instruction_count() const { return instructions; }
+  // Thread block `i` of the file (file order): shared from memory or loaded from the store.
+  std::shared_ptr<const TraceTb> tb(uint32_t i) const;
   uint32_t threads_per_tb() const;
   uint32_t warps_per_tb() const;  // threads_per_tb rounded up to whole warps of 32
   uint64_t tb_count() const;      // grid size; the file may hold fewer TBs (empty ones are dropped)
@@ -87,5 +98,12 @@ TraceList read_kernelslist(const std::string& path);
 // (when given; entries already there are not repeated), so the caller can warn once.
 TraceKernel read_traceg(const std::string& path, bool unknown_as_sp = false,
                         std::vector<std::string>* unknown_opcodes = nullptr);
+
+// As read_traceg, but hands each thread block to `sink` as soon as it is complete instead of
+// keeping it (the returned kernel has the header, opcodes and counts, and no tbs).
+TraceKernel parse_traceg(const std::string& path, const std::function<void(TraceTb&&)>& sink);
+
+// A trace for simulation, streamed through its binary cache (trace_cache.hpp); errors as read_traceg.
+std::shared_ptr<const TraceKernel> open_traceg(const std::string& path);
 
 }  // namespace mpgpu

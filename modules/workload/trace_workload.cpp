@@ -1,14 +1,20 @@
 #include "workload/trace_workload.hpp"
 
 #include <filesystem>
+#include <map>
 
 #include "common/error.hpp"
 #include "workload/trace.hpp"
+#include "workload/trace_cache.hpp"
 
 namespace mpgpu {
 
 KernelDesc kernel_from_trace(const std::string& traceg, const std::string& name, const std::string& source) {
-  auto t = std::make_shared<TraceKernel>(read_traceg(traceg));
+  return kernel_from_trace(open_traceg(traceg), name, source);
+}
+
+KernelDesc kernel_from_trace(std::shared_ptr<const TraceKernel> t, const std::string& name, const std::string& source) {
+  const std::string& traceg = t->file;
   KernelDesc k;
   k.name = name.empty() ? t->name : name;
   k.source = source;
@@ -34,13 +40,18 @@ WorkloadDesc workload_from_trace(const std::string& kernelslist) {
   p.name = w.name;
   p.source = kernelslist;
   StreamDesc s;
+  std::map<std::string, uint32_t> kernel_of_file;  // a trace launched many times is read and kept once
   for (const TraceCommand& c : list.commands) {
     const std::string where = kernelslist + ":" + std::to_string(c.line);
     if (c.kind == TraceCommand::Kind::kernel) {
-      KernelDesc k = kernel_from_trace(c.path, "", where);
-      if (w.find_kernel(k.name) >= 0) k.name += "#" + std::to_string(k.trace->id);
-      w.kernels.push_back(std::move(k));
-      s.commands.push_back({Command::Kind::launch, uint32_t(w.kernels.size() - 1), 0, {}});
+      auto it = kernel_of_file.find(c.path);
+      if (it == kernel_of_file.end()) {
+        KernelDesc k = kernel_from_trace(c.path, "", where);
+        if (w.find_kernel(k.name) >= 0) k.name += "#" + std::to_string(k.trace->id);
+        w.kernels.push_back(std::move(k));
+        it = kernel_of_file.emplace(c.path, uint32_t(w.kernels.size() - 1)).first;
+      }
+      s.commands.push_back({Command::Kind::launch, it->second, 0, {}});
     } else {
       Command cmd;
       cmd.kind = Command::Kind::copy;
