@@ -16,113 +16,13 @@
 #include "sm/pipeline.hpp"
 #include "workload/kernel.hpp"
 #include "workload/program.hpp"
+#include "pipeline_rig.hpp"
 
 using namespace mpgpu;
+using namespace mpgpu::test;
 
 namespace {
 
-constexpr int kSp = static_cast<int>(UnitClass::sp);
-constexpr int kBranch = static_cast<int>(UnitClass::branch);
-
-// Records every access; answers `a.cycle + latency` unless a script is set (index = access number).
-struct FakePort : MemoryPort {
-  uint64_t latency = 100;
-  std::function<uint64_t(const MemAccess&, size_t)> script;
-  std::vector<MemAccess> log;
-  uint64_t access(const MemAccess& a) override {
-    log.push_back(a);
-    return script ? script(a, log.size() - 1) : a.cycle + latency;
-  }
-};
-
-std::shared_ptr<const WarpProgram> program(const std::string& yaml) {
-  auto doc = ConfigDoc::parse(yaml, "prog.yaml");
-  return std::make_shared<WarpProgram>(parse_program(ConfigNode::root(doc), 32));
-}
-
-// Baseline used by every pipeline test unless a test tweaks it:
-//   1 scheduler, GTO, issue width 1, fetch_latency F = 2, barrier_latency 1,
-//   every unit {count 1, latency 4, ii 1}, branch latency 3,
-//   L1D 32 sets x 4 ways x 128 B, 64 MSHRs, latency 10, write-evict; shared memory latency 20;
-//   the fake port answers a.cycle + 100.
-SmParams base_params() {
-  SmParams p;
-  p.max_threads = 2048;
-  p.max_tbs = 16;
-  p.warp_size = 32;
-  p.warp_schedulers = 1;
-  p.warp_scheduler = "gto";
-  p.pipeline.issue_width = 1;
-  p.pipeline.fetch_latency = 2;
-  p.pipeline.barrier_latency = 1;
-  for (auto& u : p.pipeline.units) u = UnitParams{1, 4, 1};
-  p.pipeline.units[kBranch] = UnitParams{1, 3, 1};
-  p.l1d = L1dParams{};
-  p.l1d.sets = 32;
-  p.l1d.ways = 4;
-  p.l1d.line_bytes = 128;
-  p.l1d.mshrs = 64;
-  p.l1d.latency = 10;
-  p.shared_mem_latency = 20;
-  p.shared_mem_banks = 32;
-  return p;
-}
-
-struct Rig {
-  SmParams params;
-  FakePort port;
-  KernelDesc desc;
-  KernelLaunch launch;
-  std::unique_ptr<SmPipeline> pipe;
-  std::vector<FinishedTb> done;
-
-  explicit Rig(const std::string& yaml, uint32_t threads_per_tb = 32,
-               const std::function<void(SmParams&)>& tweak = {}) {
-    params = base_params();
-    if (tweak) tweak(params);
-    desc.name = "k";
-    desc.threads_per_tb = threads_per_tb;
-    desc.program = program(yaml);
-    launch.id = 7;
-    launch.kernel = &desc;
-    pipe = std::make_unique<SmPipeline>(params, port);
-  }
-  void start(uint32_t slot = 0, uint32_t tb = 0, uint64_t cycle = 0) {
-    ASSERT_TRUE(pipe->launch_tb(slot, &launch, tb, cycle));
-  }
-  void drain() {
-    for (const auto& f : pipe->finished()) done.push_back(f);
-    pipe->finished().clear();
-  }
-  void run() {
-    while (pipe->busy()) {
-      pipe->run_until(pipe->cycle() + 1000);
-      drain();
-    }
-    drain();
-  }
-  // Simulates every cycle < c; returns the warp instructions issued so far.
-  uint64_t issued_before(uint64_t c) {
-    while (pipe->cycle() < c) {
-      pipe->run_until(c);
-      drain();
-    }
-    return pipe->stats().warp_instructions;
-  }
-  const PipelineStats& st() const { return pipe->stats(); }
-  uint64_t stall_sum() const {
-    const PipelineStats& s = pipe->stats();
-    return s.issue_cycles + s.stall_raw_memory + s.stall_raw_compute + s.stall_idle_control +
-           s.stall_memory_pipe + s.stall_compute_pipe;
-  }
-};
-
-// `n` independent sp instructions writing r1..rn.
-std::string independent_sp(int n) {
-  std::string y = "body:\n";
-  for (int i = 1; i <= n; ++i) y += "  - {op: sp, dst: r" + std::to_string(i) + "}\n";
-  return y;
-}
 
 }  // namespace
 
@@ -300,20 +200,22 @@ TEST(PipelineCore, FetchResumesFetchLatencyAfterMemoryIssue) {
       "  - {op: sp, dst: r2}\n",
       32, [](SmParams& p) { p.pipeline.fetch_latency = 3; });
   r.start();
-  // ld at 0 -> fetch at 0 + 3: the independent sp issues at 3, long before the load returns (110).
+  // ld at 0 -> fetch at 0 + 3: the independent sp issues at 3, long before the load returns (100).
   EXPECT_EQ(r.issued_before(3), 1u);
   EXPECT_EQ(r.issued_before(4), 2u);
   r.run();
-  // The TB waits for the load: done = 0 + 10 (L1) + 100 (port) = 110 > sp commit 3 + 4 = 7.
+  // The TB waits for the load: the miss leaves at its tag check (0), done = 0 + 100 (port) = 100
+  // > sp commit 3 + 4 = 7.
   ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_EQ(r.done[0].cycle, 110u);
+  EXPECT_EQ(r.done[0].cycle, 100u);
 }
 
 // ---------------------------------------------------------------------------------------------
 // ld/st unit: L1D, MSHRs, coalescing
 // ---------------------------------------------------------------------------------------------
 
-// A lone global load misses L1: its destination is ready at issue + L1 latency + port latency.
+// A lone global load misses L1: it leaves at its tag check (the L1 hit latency is not paid on a
+// miss), so its destination is ready at issue + port latency.
 TEST(PipelineCore, LoneGlobalLoadMissLatency) {
   Rig r(
       "body:\n"
@@ -321,18 +223,18 @@ TEST(PipelineCore, LoneGlobalLoadMissLatency) {
       "  - {op: sp, dst: r2, src: r1}\n");
   r.start(3, 5, 0);
   r.run();
-  // Request leaves at 0 + 10, fill at 10 + 100 = 110; the sp issues at 110, commits 114.
+  // Request leaves at 0 (tag check at issue), fill at 0 + 100 = 100; the sp issues at 100, commits 104.
   ASSERT_EQ(r.port.log.size(), 1u);
   const MemAccess& a = r.port.log[0];
   EXPECT_EQ(a.addr, 0x10000u);
   EXPECT_EQ(a.bytes, 128u);
   EXPECT_EQ(a.kind, AccessKind::load);
-  EXPECT_EQ(a.cycle, 10u);
+  EXPECT_EQ(a.cycle, 0u);
   EXPECT_EQ(a.launch, &r.launch);
   EXPECT_EQ(a.tb, 5u);
   ASSERT_EQ(r.done.size(), 1u);
   EXPECT_EQ(r.done[0].slot, 3u);
-  EXPECT_EQ(r.done[0].cycle, 114u);
+  EXPECT_EQ(r.done[0].cycle, 104u);
   EXPECT_EQ(r.st().global_loads, 1u);
   EXPECT_EQ(r.st().memory_requests, 1u);
   EXPECT_EQ(r.st().l1_misses, 1u);
@@ -353,9 +255,9 @@ TEST(PipelineCore, LoadAfterFillHitsInL1) {
       "  - {op: sp, dst: r4, src: r3}\n");
   r.start();
   r.run();
-  // ld 0 (fill 110); sp 110; ld 111: hit, ready 111 + 10 = 121; sp 121 -> commit 125.
+  // ld 0 (leaves 0, fill 100); sp 100; ld 101: hit, ready 101 + 10 = 111; sp 111 -> commit 115.
   ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_EQ(r.done[0].cycle, 125u);
+  EXPECT_EQ(r.done[0].cycle, 115u);
   EXPECT_EQ(r.port.log.size(), 1u);
   EXPECT_EQ(r.st().l1_misses, 1u);
   EXPECT_EQ(r.st().l1_hits, 1u);
@@ -371,12 +273,13 @@ TEST(PipelineCore, InFlightLoadsToOneLineMerge) {
       "  - {op: sp, dst: r3, src: [r1, r2]}\n");
   r.start();
   r.run();
-  // ld 0: fill 110. ld 2 (F = 2): merged, ready max(fill 110, 2 + 10) = 110. sp 110 -> 114.
+  // ld 0: leaves 0, fill 100. ld 2 (F = 2): merged, ready at the pending fill 100 (no L1 hit
+  // latency on top). sp 100 -> 104.
   EXPECT_EQ(r.port.log.size(), 1u);
   EXPECT_EQ(r.st().l1_merged, 1u);
   EXPECT_EQ(r.st().l1_misses, 1u);
   ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_EQ(r.done[0].cycle, 114u);
+  EXPECT_EQ(r.done[0].cycle, 104u);
 }
 
 // With one MSHR a second miss (another line) waits until the first fill frees it.
@@ -392,22 +295,22 @@ TEST(PipelineCore, OneMshrSerializesMissesToDifferentLines) {
   two.start();
   one.run();
   two.run();
-  // mshrs 1: ld A at 0 (send 0, leaves 10, fill 110); ld B at 2 waits for the MSHR until 110,
-  // leaves 110 + 10 = 120, fill 220; sp at 220 -> 224.
+  // mshrs 1: ld A at 0 (send 0, leaves 0, fill 100); ld B at 2 waits for the MSHR until 100,
+  // leaves 100, fill 200; sp at 200 -> 204.
   ASSERT_EQ(one.port.log.size(), 2u);
-  EXPECT_EQ(one.port.log[1].cycle, 120u);
+  EXPECT_EQ(one.port.log[1].cycle, 100u);
   ASSERT_EQ(one.done.size(), 1u);
-  EXPECT_EQ(one.done[0].cycle, 224u);
+  EXPECT_EQ(one.done[0].cycle, 204u);
   EXPECT_EQ(one.pipe->l1d().mshr_full_waits(), 1u);
-  // mshrs 2: ld B leaves at 2 + 10 = 12, fill 112; sp at 112 -> 116.
+  // mshrs 2: ld B leaves at 2, fill 102; sp at 102 -> 106.
   ASSERT_EQ(two.port.log.size(), 2u);
-  EXPECT_EQ(two.port.log[1].cycle, 12u);
+  EXPECT_EQ(two.port.log[1].cycle, 2u);
   ASSERT_EQ(two.done.size(), 1u);
-  EXPECT_EQ(two.done[0].cycle, 116u);
+  EXPECT_EQ(two.done[0].cycle, 106u);
 }
 
 // The MSHR limit holds across the lines of one instruction: with 2 MSHRs both held until 200,
-// a third and fourth miss cannot leave before 200 + L1 latency.
+// a third and fourth miss cannot leave before 200.
 TEST(PipelineCore, MshrLimitHoldsForLaterLinesOfAStalledInstruction) {
   Rig r(
       "body:\n"
@@ -417,12 +320,12 @@ TEST(PipelineCore, MshrLimitHoldsForLaterLinesOfAStalledInstruction) {
   r.port.script = [](const MemAccess& a, size_t i) { return i < 2 ? uint64_t{200} : a.cycle + 100; };
   r.start();
   r.run();
-  // ld1 at 0: lines leave at 10, 11, both fill at 200 (two MSHRs held until 200).
-  // ld2 at 2: line 3 waits for an MSHR until 200 -> leaves 210; line 4 also needs an MSHR: the
-  // other one frees at 200 too, so it leaves at >= 210.
+  // ld1 at 0: lines leave at their tag checks 0, 1, both fill at 200 (two MSHRs held until 200).
+  // ld2 at 2: line 3 waits for an MSHR until 200 -> leaves 200; line 4 also needs an MSHR: the
+  // other one frees at 200 too, so it leaves at >= 200 (its tag check is the cycle after, 201).
   ASSERT_EQ(r.port.log.size(), 4u);
-  EXPECT_EQ(r.port.log[2].cycle, 210u);
-  EXPECT_GE(r.port.log[3].cycle, 210u);
+  EXPECT_EQ(r.port.log[2].cycle, 200u);
+  EXPECT_GE(r.port.log[3].cycle, 200u);
 }
 
 // bypass_global_loads: global loads never allocate, so a reload misses again.
@@ -436,13 +339,13 @@ TEST(PipelineCore, BypassGlobalLoadsNeverHit) {
       32, [](SmParams& p) { p.l1d.bypass_global_loads = true; });
   r.start();
   r.run();
-  // ld 0 (fill 110), sp 110, ld 111 misses again: leaves 121, fill 221; sp 221 -> 225.
+  // ld 0 (leaves 0, fill 100), sp 100, ld 101 misses again: leaves 101, fill 201; sp 201 -> 205.
   ASSERT_EQ(r.port.log.size(), 2u);
-  EXPECT_EQ(r.port.log[1].cycle, 121u);
+  EXPECT_EQ(r.port.log[1].cycle, 101u);
   EXPECT_EQ(r.st().l1_hits, 0u);
   EXPECT_EQ(r.st().l1_misses, 2u);
   ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_EQ(r.done[0].cycle, 225u);
+  EXPECT_EQ(r.done[0].cycle, 205u);
 }
 
 // A store write-evicts the L1 line (write-through keeps it); the store goes to the port either way.
@@ -460,22 +363,24 @@ TEST(PipelineCore, StoreWriteEvictsL1Line) {
   through.start();
   evict.run();
   through.run();
-  // ld 0 (fill 110); sp 110 (commit 114); st 114 (waits r2; leaves 124, 128 B); ld 116 (F = 2).
-  // write-evict: ld misses, leaves 126, fill 226; sp 226 -> 230.
+  // ld 0 (leaves 0, fill 100); sp 100 (commit 104); st 104 (waits r2; leaves at its tag check
+  // 104, 128 B; acknowledged at 104 + 100 = 204); ld 106 (F = 2).
+  // write-evict: ld misses, leaves 106, fill 206; sp 206 -> 210 (after the store's ack 204).
   ASSERT_EQ(evict.port.log.size(), 3u);
   EXPECT_EQ(evict.port.log[1].kind, AccessKind::store);
-  EXPECT_EQ(evict.port.log[1].cycle, 124u);
+  EXPECT_EQ(evict.port.log[1].cycle, 104u);
   EXPECT_EQ(evict.port.log[1].bytes, 128u);
   EXPECT_EQ(evict.port.log[2].kind, AccessKind::load);
-  EXPECT_EQ(evict.port.log[2].cycle, 126u);
+  EXPECT_EQ(evict.port.log[2].cycle, 106u);
   ASSERT_EQ(evict.done.size(), 1u);
-  EXPECT_EQ(evict.done[0].cycle, 230u);
+  EXPECT_EQ(evict.done[0].cycle, 210u);
   EXPECT_EQ(evict.st().global_stores, 1u);
-  // write-through: ld hits at 116, ready 126; sp 126 -> 130.
+  // write-through: ld hits at 106, ready 116; sp 116 -> 120; but the warp ends only once its
+  // store is acknowledged: the TB finishes at the ack, 204.
   ASSERT_EQ(through.port.log.size(), 2u);
   EXPECT_EQ(through.st().l1_hits, 1u);
   ASSERT_EQ(through.done.size(), 1u);
-  EXPECT_EQ(through.done[0].cycle, 130u);
+  EXPECT_EQ(through.done[0].cycle, 204u);
 }
 
 // Coalescing: 32 lanes x 4 B consecutive = 1 line; a 128 B stride = 32 lines, and the ld/st unit
@@ -487,24 +392,24 @@ TEST(PipelineCore, CoalescingAndLdstBusyOneCyclePerLine) {
       "  - {op: ld.global, dst: r2, addr: {base: 0x200000, lane: 4}}\n");
   r.start();
   r.run();
-  // 32 + 1 requests. Strided lines are looked up at 0..31 and leave at 10..41.
+  // 32 + 1 requests. Strided lines are looked up at 0..31 and (misses) leave at 0..31.
   ASSERT_EQ(r.port.log.size(), 33u);
   for (uint32_t i = 0; i < 32; ++i) {
     EXPECT_EQ(r.port.log[i].addr, 0x100000u + 128 * i);
-    EXPECT_EQ(r.port.log[i].cycle, 10u + i);
+    EXPECT_EQ(r.port.log[i].cycle, 0u + i);
   }
-  // The coalesced load issues when the ld/st unit frees, at 0 + 32, and leaves at 42.
+  // The coalesced load issues when the ld/st unit frees, at 0 + 32, and leaves at 32.
   EXPECT_EQ(r.port.log[32].addr, 0x200000u);
-  EXPECT_EQ(r.port.log[32].cycle, 42u);
+  EXPECT_EQ(r.port.log[32].cycle, 32u);
   EXPECT_EQ(r.st().memory_requests, 33u);
   EXPECT_EQ(r.st().global_loads, 2u);
   // Stalls before cycle 32: cycle 1 waits for fetch (F = 2): idle/control; cycles 2..31 the
   // ld/st unit is busy: memory pipe = 30.
   EXPECT_EQ(r.st().stall_idle_control, 1u);
   EXPECT_EQ(r.st().stall_memory_pipe, 30u);
-  // Done = last strided fill 41 + 100 = 141 (the second load fills at 142).
+  // Done = last strided fill 31 + 100 = 131 (the second load fills at 132).
   ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_EQ(r.done[0].cycle, 142u);
+  EXPECT_EQ(r.done[0].cycle, 132u);
 }
 
 // Address expressions see the loop iteration and the TB id.
@@ -564,20 +469,20 @@ TEST(PipelineCore, BarrierWaitsForLastWarp) {
   // Warp slot 0 gets 100 cycles of memory latency, warp slot 1 gets 300.
   r.port.script = [](const MemAccess& a, size_t) { return a.cycle + (a.warp == 0 ? 100 : 300); };
   r.start();
-  // w0: ld 0 (fill 110), sp 110, bar 111 (waits). w1: ld 1 (leaves 11, fill 311), sp 311,
-  // bar 312: last arrival -> both refetch at 312 + 5 = 317. Nothing issues from 313 to 316.
-  EXPECT_EQ(r.issued_before(317), 6u);
+  // w0: ld 0 (leaves 0, fill 100), sp 100, bar 101 (waits). w1: ld 1 (leaves 1, fill 301), sp 301,
+  // bar 302: last arrival -> both refetch at 302 + 5 = 307. Nothing issues from 303 to 306.
+  EXPECT_EQ(r.issued_before(307), 6u);
   r.run();
-  // GTO, width 1: w1 (greedy) sp at 317 (commit 321), w0 sp at 318 (commit 322).
+  // GTO, width 1: w1 (greedy) sp at 307 (commit 311), w0 sp at 308 (commit 312).
   ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_EQ(r.done[0].cycle, 322u);
+  EXPECT_EQ(r.done[0].cycle, 312u);
   EXPECT_EQ(r.st().warp_instructions, 8u);
-  // Live cycles 0..318 = 319: issues at 0,1,110,111,311,312,317,318 = 8; waiting on loads
-  // (2..109, 112..310) = 108 + 199 = 307; after the release 313..316 = 4 idle/control.
+  // Live cycles 0..308 = 309: issues at 0,1,100,101,301,302,307,308 = 8; waiting on loads
+  // (2..99, 102..300) = 98 + 199 = 297; after the release 303..306 = 4 idle/control.
   EXPECT_EQ(r.st().issue_cycles, 8u);
-  EXPECT_EQ(r.st().stall_raw_memory, 307u);
+  EXPECT_EQ(r.st().stall_raw_memory, 297u);
   EXPECT_EQ(r.st().stall_idle_control, 4u);
-  EXPECT_EQ(r.stall_sum(), 319u);
+  EXPECT_EQ(r.stall_sum(), 309u);
 }
 
 // Waiting on a load counts raw_memory; waiting on an arithmetic result counts raw_compute.
@@ -595,11 +500,11 @@ TEST(PipelineCore, StallReasonsRawMemoryVsRawCompute) {
   alu.start();
   mem.run();
   alu.run();
-  // Load: issues at 0 and 110; cycles 1..109 wait for the load -> 109 raw_memory.
+  // Load: leaves at 0, fill 100; issues at 0 and 100; cycles 1..99 wait for the load -> 99 raw_memory.
   EXPECT_EQ(mem.st().issue_cycles, 2u);
-  EXPECT_EQ(mem.st().stall_raw_memory, 109u);
+  EXPECT_EQ(mem.st().stall_raw_memory, 99u);
   EXPECT_EQ(mem.st().stall_raw_compute, 0u);
-  EXPECT_EQ(mem.stall_sum(), 111u);
+  EXPECT_EQ(mem.stall_sum(), 101u);
   // ALU: latency 6, issues at 0 and 6; cycles 1..5 -> 5 raw_compute.
   EXPECT_EQ(alu.st().issue_cycles, 2u);
   EXPECT_EQ(alu.st().stall_raw_compute, 5u);

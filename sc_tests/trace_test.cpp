@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "test_util.hpp"
 #include "workload/trace.hpp"
+#include "workload/trace_cache.hpp"
 
 namespace mpgpu {
 namespace {
@@ -464,6 +465,116 @@ TEST(Trace, OpcodeTable) {
   EXPECT_FALSE(lookup_opcode("FOO").has_value());
   EXPECT_FALSE(lookup_opcode("").has_value());
   EXPECT_FALSE(lookup_opcode("FFMAX").has_value());  // the base name must match whole
+}
+
+
+// ---- binary cache of a streamed trace ----
+
+// Two TBs with memory lines in two encodings: enough to compare every field after a round trip.
+std::string cached_trace_text(const std::string& second_address = "0x2000") {
+  return header(4) + tb("0010 ffffffff 1 R1 LDG.E 1 R2 4 1 0x1000 4 \n0018 00000003 0 STG.E 2 R1 R2 4 0 " +
+                        second_address + " 0x2004 \n", 2, "0,0,0") +
+         tb("0010 0000000f 1 R3 FFMA 3 R1 R2 R3 0 \n", 1, "1,0,0");
+}
+
+void expect_same_tbs(const TraceKernel& a, const TraceKernel& b) {
+  ASSERT_EQ(a.tb_records, b.tb_records);
+  EXPECT_EQ(a.instruction_count(), b.instruction_count());
+  EXPECT_EQ(a.opcodes, b.opcodes);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.grid[0], b.grid[0]);
+  for (uint32_t i = 0; i < a.tb_records; ++i) {
+    auto x = a.tb(i), y = b.tb(i);
+    ASSERT_TRUE(x && y);
+    EXPECT_EQ(x->x, y->x);
+    EXPECT_EQ(x->addresses, y->addresses);
+    ASSERT_EQ(x->warps.size(), y->warps.size());
+    for (size_t w = 0; w < x->warps.size(); ++w) {
+      ASSERT_EQ(x->warps[w].instrs.size(), y->warps[w].instrs.size());
+      for (size_t k = 0; k < x->warps[w].instrs.size(); ++k) {
+        const TraceInstr &p = x->warps[w].instrs[k], &q = y->warps[w].instrs[k];
+        EXPECT_EQ(p.pc, q.pc);
+        EXPECT_EQ(p.mask, q.mask);
+        EXPECT_EQ(p.opcode, q.opcode);
+        EXPECT_EQ(p.addr_begin, q.addr_begin);
+        EXPECT_EQ(p.mem_width, q.mem_width);
+      }
+    }
+  }
+}
+
+struct CacheEnv {  // MPGPU_TRACE_CACHE for one test
+  explicit CacheEnv(const std::string& v) { ::setenv("MPGPU_TRACE_CACHE", v.c_str(), 1); }
+  ~CacheEnv() { ::unsetenv("MPGPU_TRACE_CACHE"); }
+};
+
+TEST(TraceCache, FirstOpenWritesTheCopySecondReusesItWithTheSameContent) {
+  TraceDir dir;
+  CacheEnv env((dir.path / "cache").string());
+  const std::string path = dir.write("k.traceg", cached_trace_text());
+  const TraceKernel mem = read_traceg(path);
+  auto first = open_traceg(path);
+  EXPECT_EQ(trace_cache_counters().parsed, 1u);
+  EXPECT_TRUE(std::filesystem::exists(trace_cache_path(path)));
+  auto second = open_traceg(path);
+  EXPECT_EQ(trace_cache_counters().reused, 1u);
+  EXPECT_TRUE(first->tbs.empty());  // streamed: thread blocks come from the copy
+  expect_same_tbs(mem, *first);
+  expect_same_tbs(mem, *second);
+  EXPECT_EQ(second->tb(1)->warps[0].instrs[0].unit, UnitClass::fma);
+}
+
+TEST(TraceCache, ATextChangedWithTheSameSizeAndTimeIsParsedAgain) {
+  TraceDir dir;
+  CacheEnv env((dir.path / "cache").string());
+  const std::string path = dir.write("k.traceg", cached_trace_text("0x2000"));
+  open_traceg(path);
+  const auto when = std::filesystem::last_write_time(path);
+  dir.write("k.traceg", cached_trace_text("0x3000"));  // same length, other address
+  std::filesystem::last_write_time(path, when);
+  auto k = open_traceg(path);
+  EXPECT_EQ(trace_cache_counters().rejected, 1u);
+  EXPECT_EQ(trace_cache_counters().parsed, 2u);
+  EXPECT_EQ(k->tb(0)->addresses.at(32), 0x3000u);  // lane 0 of the store: the new text
+}
+
+TEST(TraceCache, ADamagedCopyIsNeverTrusted) {
+  TraceDir dir;
+  CacheEnv env((dir.path / "cache").string());
+  const std::string path = dir.write("k.traceg", cached_trace_text());
+  open_traceg(path);
+  const std::string copy = trace_cache_path(path);
+  {
+    std::fstream f(copy, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(copy) / 2));
+    const char junk = 0x5a;
+    f.write(&junk, 1);
+  }
+  auto k = open_traceg(path);
+  EXPECT_EQ(trace_cache_counters().rejected, 1u);
+  EXPECT_EQ(trace_cache_counters().parsed, 2u);
+  expect_same_tbs(read_traceg(path), *k);
+  std::filesystem::resize_file(copy, 10);  // truncated: rejected as well
+  open_traceg(path);
+  EXPECT_EQ(trace_cache_counters().rejected, 2u);
+}
+
+TEST(TraceCache, OffReadsIntoMemoryAndWritesNothing) {
+  TraceDir dir;
+  CacheEnv env("off");
+  const std::string path = dir.write("k.traceg", cached_trace_text());
+  auto k = open_traceg(path);
+  EXPECT_EQ(k->tbs.size(), 2u);
+  EXPECT_FALSE(k->store);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), {}), 1);
+}
+
+TEST(TraceCache, ABadTextStillFailsWithItsLine) {
+  TraceDir dir;
+  CacheEnv env((dir.path / "cache").string());
+  const std::string path = dir.write("k.traceg", header(4) + tb("0010 ffffffff 1 R1 NOTANOP 0 0 \n", 1));
+  EXPECT_NE(error_of([&] { open_traceg(path); }).find("unknown opcode 'NOTANOP'"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(trace_cache_path(path)));
 }
 
 }  // namespace

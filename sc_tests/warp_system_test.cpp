@@ -18,7 +18,7 @@ using nlohmann::json;
 namespace {
 
 // tiny.yaml, written out so every known answer below names where its numbers come from.
-constexpr double kL1 = 35;                           // sm.l1d.latency_cycles
+constexpr double kL1 = 35;                           // sm.l1d.latency_cycles: paid by hits only
 constexpr double kXbarReq = 1 + 10;                  // 8 B header = 1 flit + latency 10
 constexpr double kXbarReply = 5 + 10;                // 128 B + 8 B header = 5 flits of 32 B + latency 10
 constexpr double kL2 = 20;                           // l2.hit_latency_cycles (tag port free)
@@ -57,18 +57,20 @@ json run_cli(const std::string& args, const TempDir& dir, int expect_exit = 0) {
 
 TEST(MemoryHierarchy, LoneLoadCostsL1MissCrossbarL2MissDram) {
   // One warp, all lanes on one line: the TB ends when the line is back in the register file.
+  // The miss leaves the SM at its tag check (no L1 hit latency): 11 + 20 + 78 + 15 = 124.
   json r = simulate(warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n"));
-  EXPECT_DOUBLE_EQ(kernel_cycles(r), kL1 + kXbarReq + kL2 + kDram + kXbarReply);
+  EXPECT_DOUBLE_EQ(kernel_cycles(r), kXbarReq + kL2 + kDram + kXbarReply);
   EXPECT_EQ(r["memory"]["l2_misses"], 1);
   EXPECT_EQ(r["memory"]["dram_reads"], 1);
   EXPECT_EQ(r["kernels"][0]["warp_level"]["l1"]["misses"], 1);
 }
 
 TEST(MemoryHierarchy, SecondLoadOfTheLineHitsInL1) {
-  // The second load waits for r1 (a dependent address), then hits the filled line.
+  // The second load waits for r1 (a dependent address), then hits the filled line: the miss
+  // (124, no L1 latency) then one hit latency: 124 + 35 = 159.
   json r = simulate(warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n"
                                 "        - {op: ld.global, dst: r2, src: [r1], addr: {base: 4096}}\n"));
-  EXPECT_DOUBLE_EQ(kernel_cycles(r), kL1 + kXbarReq + kL2 + kDram + kXbarReply + kL1);
+  EXPECT_DOUBLE_EQ(kernel_cycles(r), kXbarReq + kL2 + kDram + kXbarReply + kL1);
   EXPECT_EQ(r["kernels"][0]["warp_level"]["l1"]["hits"], 1);
 }
 
@@ -76,7 +78,9 @@ TEST(MemoryHierarchy, WithL1BypassTheSecondLoadHitsInL2) {
   json r = simulate(warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n"
                                 "        - {op: ld.global, dst: r2, src: [r1], addr: {base: 4096}}\n"),
                     {{"sm.l1d.bypass_global_loads", "true"}});
-  EXPECT_DOUBLE_EQ(kernel_cycles(r), kL1 + kXbarReq + kL2 + kDram + kXbarReply + (kL1 + kXbarReq + kL2 + kXbarReply));
+  // Bypassed loads leave at their tag check (no L1 latency): an L2 miss 124, then an L2 hit
+  // 11 + 20 + 15 = 46: 170.
+  EXPECT_DOUBLE_EQ(kernel_cycles(r), kXbarReq + kL2 + kDram + kXbarReply + (kXbarReq + kL2 + kXbarReply));
   EXPECT_EQ(r["memory"]["l2_hits"], 1);
   EXPECT_EQ(r["memory"]["l2_misses"], 1);
 }
@@ -277,6 +281,45 @@ TEST(MemoryHierarchy, OneL2MshrSerializesTwoMissesOfOneSlice) {
   EXPECT_EQ(b["memory"]["l2_mshr_full_waits"], 0);
   // The second fill cannot start before the first ends: at least one more DRAM access.
   EXPECT_GE(kernel_cycles(a) - kernel_cycles(b), kDram - 50 - 1);
+}
+
+TEST(MemoryHierarchy, L2LatencyCountsInTheNamedClock) {
+  // The L2 at 500 MHz (2 ns), everything else at 1 GHz. A lone load: request 11 ns -> the L2's tag
+  // port takes it at its next edge, 12 ns; then the hit latency, 20 L2 cycles = 40 ns by default
+  // (ready 52) or 20 core cycles = 20 ns with latency_clock core (ready 32); DRAM 78 ns; reply 15.
+  // Default: 12 + 40 + 78 + 15 = 145; core: 12 + 20 + 78 + 15 = 125: 20 ns = 20 x (2 - 1) ns less.
+  // (Two simulations: each in its own `mpgpu run`, one sc_start per test process.)
+  TempDir dir, a, b;
+  const std::string base = "run --platform " + source_path("sc_tests/data/tiny.yaml") + " --workload " +
+                           dir.write("w.yaml", warp_kernel("        - {op: ld.global, dst: r1, addr: {base: 4096}}\n")) +
+                           " --set clocks_mhz.l2=500";
+  json own = run_cli(base, a), core = run_cli(base + " --set l2.latency_clock=core", b);
+  EXPECT_DOUBLE_EQ(kernel_cycles(own), 12 + 2 * kL2 + kDram + kXbarReply);
+  EXPECT_DOUBLE_EQ(kernel_cycles(core), 12 + kL2 + kDram + kXbarReply);
+  EXPECT_DOUBLE_EQ(kernel_cycles(own) - kernel_cycles(core), 20);
+  EXPECT_EQ(core["memory"]["dram_reads"], 1);
+}
+
+TEST(MemoryHierarchy, FetchOnWriteAcknowledgesAStoreMissAtTheFill) {
+  // One full-line store (128 B), the TB's only instruction: the TB ends at its acknowledgement.
+  // Request: 128 B + 8 B header = 5 flits + 10 = 15; ack reply: 8 B header = 1 flit + 10 = 11.
+  constexpr double kStoreReq = 5 + 10, kAck = 1 + 10;
+  TempDir dir, a, b;
+  const std::string base =
+      "run --platform " + source_path("sc_tests/data/tiny.yaml") + " --workload " +
+      dir.write("w.yaml", warp_kernel("        - {op: st.global, src: [r1], addr: {base: 4096, lane: 4}}\n"));
+  json alloc = run_cli(base, a), fetch = run_cli(base + " --set l2.write_miss=fetch_write_through", b);
+  // allocate_no_fetch: acknowledged after the L2 tag check: 15 + 20 + 11 = 46.
+  EXPECT_DOUBLE_EQ(kernel_cycles(alloc), kStoreReq + kL2 + kAck);
+  EXPECT_EQ(alloc["memory"]["dram_reads"], 0);
+  // fetch_write_through: the bytes are written to DRAM and the line read, both arriving at the
+  // controller at a = ready + 50. The write opens the row (ACT a) and takes the column commands
+  // a+12..a+15; the read, a row hit, follows on the command bus at a+16..a+19 and completes at
+  // a+19 + CL 12 + 1 burst = a+32: a DRAM round trip of 50 + 32 = 82 (the lone read's 78 plus
+  // the 4 write bursts ahead of it). Ack: 15 + 20 + 82 + 11 = 128.
+  EXPECT_DOUBLE_EQ(kernel_cycles(fetch), kStoreReq + kL2 + (kDram + 4) + kAck);
+  EXPECT_EQ(fetch["memory"]["dram_reads"], 1);
+  EXPECT_EQ(fetch["memory"]["dram_writes"], 1);
 }
 
 TEST(WarpStats, ARunBoundedByMaxSimTimeEndsWithItsLastProcess) {
