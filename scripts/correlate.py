@@ -94,7 +94,7 @@ def main():
         if a.max_error is not None and e > a.max_error:
             outside.append(n)
         flag = "ok" if insn_ok else f"{r['thread_instructions']}!"
-        print(f"{n:<14}{r['cycles']:>9}{ref_cycles:>11}{ratio:>8.2f}{e:>8.1%}  {flag:<6}{what}")
+        print(f"{n:<14}{r['cycles']:>9.0f}{ref_cycles:>11}{ratio:>8.2f}{e:>8.1%}  {flag:<6}{what}")
     mae = sum(errors) / len(errors) if errors else float("nan")
     within = sum(e <= 0.2 for e in errors)
     print(f"mean absolute error {mae:.1%} over {len(errors)} traces; {within} within 20%")
