@@ -52,6 +52,16 @@ void read_pipeline(const std::optional<ConfigNode>& n, PipelineParams& p) {
   n->finish();
 }
 
+// sets, ways, line_bytes (a power of two, at least `min_line`) and mshrs of an SM cache.
+void read_cache_geometry(const ConfigNode& n, uint32_t& sets, uint32_t& ways, uint32_t& line_bytes, uint32_t& mshrs,
+                         int64_t min_line) {
+  sets = n.req_int("sets", 1, 1 << 16);
+  ways = n.req_int("ways", 1, 1024);
+  line_bytes = n.req_int("line_bytes", min_line, 4096);
+  if (!pow2(line_bytes)) n.req("line_bytes").fail("must be a power of two");
+  mshrs = n.req_int("mshrs", 1, 1 << 16);
+}
+
 void read_sm(const ConfigNode& n, PlatformConfig& c) {
   SmParams& s = c.sm;
   c.sm_kind = read_kind(n, ModuleRole::sm);
@@ -83,11 +93,7 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
   }
   if (auto l1 = n.opt("l1d")) {
     L1dParams& d = s.l1d;
-    d.sets = l1->req_int("sets", 1, 1 << 16);
-    d.ways = l1->req_int("ways", 1, 1024);
-    d.line_bytes = l1->req_int("line_bytes", 32, 4096);
-    if (!pow2(d.line_bytes)) l1->req("line_bytes").fail("must be a power of two");
-    d.mshrs = l1->req_int("mshrs", 1, 1 << 16);
+    read_cache_geometry(*l1, d.sets, d.ways, d.line_bytes, d.mshrs, 32);
     d.latency = l1->req_int("latency_cycles", 1, 10000);
     d.write_policy = l1->opt_enum("write_policy", "write_evict", {"write_evict", "write_through"}) == "write_through"
                          ? L1dParams::WritePolicy::write_through
@@ -98,11 +104,7 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
   }
   if (auto ic = n.opt("icache")) {
     InstructionCacheParams& i = s.icache;
-    i.sets = ic->req_int("sets", 1, 1 << 16);
-    i.ways = ic->req_int("ways", 1, 1024);
-    i.line_bytes = ic->req_int("line_bytes", 8, 4096);
-    if (!pow2(i.line_bytes)) ic->req("line_bytes").fail("must be a power of two");
-    i.mshrs = ic->req_int("mshrs", 1, 1 << 10);
+    read_cache_geometry(*ic, i.sets, i.ways, i.line_bytes, i.mshrs, 8);
     i.latency = ic->opt_int("latency_cycles", 0, 0, 10000);
     i.instruction_bytes = ic->opt_int("instruction_bytes", 8, 1, 64);
     ic->finish();
