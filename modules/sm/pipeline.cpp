@@ -48,6 +48,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   TbSlot& t = tbs_.at(slot);
   t = TbSlot{true, launch, tb, nwarps, 0, cycle_ + 1, free_slots, ttb};
   const uint32_t regs = k.trace ? 256 : std::max(1u, k.program->max_register);
+  const uint64_t code_base = p_.icache.enabled() ? code_address(k) : 0;  // hashed once per TB, not per warp
   for (uint32_t i = 0; i < nwarps; ++i) {
     const uint32_t wid = free_slots[i];
     Warp& w = warps_[wid];
@@ -60,7 +61,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.fetch_ready = cycle_;
     w.last_write = cycle_;
     w.kstats = &ks;
-    w.code_base = code_address(k);
+    w.code_base = code_base;
     w.fetch_line = ~uint64_t{0};
     if (ttb)
       w.code.start_trace(ttb.get(), &ttb->warps[i]);
@@ -217,19 +218,17 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   w.last_write = std::max(w.last_write, commit);
   // Fetch: disabled after a control-flow instruction until it commits, after a memory
   // instruction until it issues (now); otherwise the next instruction is already decoded.
-  if (d.unit == UnitClass::branch && pp.branch_stalls_fetch)
-    w.fetch_ready = commit + pp.fetch_latency;
-  else if (d.unit == UnitClass::ldst)
-    w.fetch_ready = c + pp.fetch_latency;
-  else
-    w.fetch_ready = c;  // fetched ahead: free to issue now (second slot) or next cycle
+  const bool waits_branch = d.unit == UnitClass::branch && pp.branch_stalls_fetch;
+  const uint64_t fetch_at = waits_branch ? commit : c;  // the fetch unit moves to the next instruction
+  w.fetch_ready = waits_branch || d.unit == UnitClass::ldst ? fetch_at + pp.fetch_latency
+                                                            : c;  // fetched ahead: free to issue now or next cycle
   if (d.op == MemOp::atomic && pp.atomics_block_warp) w.fetch_ready = std::max(w.fetch_ready, commit);
   w.code.next();
   if (w.code.done()) {
     exit_warp(wid, w);
     return;
   }
-  fetch_code(wid, w, std::max(c, w.fetch_ready - std::min<uint64_t>(w.fetch_ready, pp.fetch_latency)));
+  fetch_code(wid, w, fetch_at);
   if (d.unit == UnitClass::barrier) {
     barrier_arrive(w);
     return;
