@@ -92,6 +92,25 @@ TEST(BusyIntervals, EarliestAgreesWithABruteForceBitmapUnderRandomBookings) {
   }
 }
 
+TEST(BusyIntervals, MemoryFollowsTheGapsNotTheTimeSpanned) {
+  BusyIntervals b;
+  b.book(0, 4);
+  b.book(uint64_t{1} << 40, 4);  // a booking a trillion cycles later: two intervals, not a bitmap
+  EXPECT_EQ(b.intervals(), 2u);
+  for (uint64_t c = 4; c < 4000; c += 4) b.book(c, 4);  // back to back: merged into the first
+  EXPECT_EQ(b.intervals(), 2u);
+  EXPECT_EQ(b.earliest(0, 1), 4000u);
+  b.book(5000, 1);
+  b.book(4500, 1);  // out of order, between two intervals
+  EXPECT_EQ(b.intervals(), 4u);
+  b.book(4000, 500);  // closes the gap on both sides
+  EXPECT_EQ(b.intervals(), 3u);
+  EXPECT_EQ(b.earliest(0, 1), 4501u);
+  b.forget_before(4800);
+  EXPECT_EQ(b.intervals(), 2u);
+  EXPECT_EQ(b.earliest(0, 10), 0u);  // the forgotten past counts as free
+}
+
 // ---- Loosely-timed channel: known answers -------------------------------------------------
 
 TEST(DramChannel, LoneReadOnIdleChannelIsRcdPlusClPlusBursts) {
