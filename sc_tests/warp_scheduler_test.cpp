@@ -2,6 +2,7 @@
 // issued() outcomes. Plain C++, no SystemC.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -398,6 +399,50 @@ TEST(WarpSchedulerQaws, SetBudgetBeforeAddingWarps) {
 }
 
 // ------------------------------------------------------------------------------------- factory
+
+// The issue stage walks segments() over positions instead of order(): both must agree after any
+// history of adds, removes, issues and stalls, for every kind (QAWS with three budgets, so
+// groups rotate and come and go).
+TEST(WarpSchedulerSegments, WalkingTheSegmentsGivesTheOrderUnderRandomHistories) {
+  for (const char* kind : {"gto", "lrr", "qaws"}) {
+    auto s = make_warp_scheduler(kind, {{1, 1}, {2, 3}, {3, 2}});
+    Lcg rng{7};
+    std::set<uint32_t> in;
+    uint64_t age = 0;
+    for (int step = 0; step < 3000; ++step) {
+      const uint32_t r = rng.next() % 10;
+      const uint32_t w = rng.next() % 24;
+      if (r == 0 && !in.count(w)) {
+        s->add_warp(w, age++, 1 + w % 3);
+        in.insert(w);
+      } else if (r == 1 && in.count(w)) {
+        s->remove_warp(w);
+        in.erase(w);
+      } else {
+        s->begin_cycle();
+        V walked;
+        for (const auto& g : s->segments()) {
+          if (g.head != UINT32_MAX) {
+            ASSERT_GE(s->position(g.head), g.begin);
+            ASSERT_LT(s->position(g.head), g.end);
+            walked.push_back(g.head);
+          }
+          for (uint32_t p = g.begin; p < g.end; ++p)
+            if (s->warp_at(p) != g.head) walked.push_back(s->warp_at(p));
+        }
+        for (uint32_t x : in) ASSERT_EQ(s->warp_at(s->position(x)), x);
+        ASSERT_EQ(walked, s->order()) << kind << " at step " << step;
+        std::optional<uint32_t> pick = kStall;  // the first of a random ready subset
+        for (uint32_t x : walked)
+          if (rng.next() % 3 == 0) {
+            pick = x;
+            break;
+          }
+        s->issued(pick);
+      }
+    }
+  }
+}
 
 TEST(WarpSchedulerFactory, KindsAndErrors) {
   EXPECT_EQ(warp_scheduler_kinds(), (std::vector<std::string>{"gto", "lrr", "qaws"}));

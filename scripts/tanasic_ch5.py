@@ -2,17 +2,19 @@
 """SPEC 2 experiments (Tanasic ch. 5): prioritization (NPQ, PPQ with draining / context switch)
 and Dynamic Spatial Sharing against FCFS, on random multiprogrammed Parboil workloads.
 
-Prints model vs published side by side, writes one PNG per figure, and ends with one JSON line.
-Usage: python3 scripts/tanasic_ch5.py [--quick] [--jobs N] [--out DIR]
+Prints model vs published side by side, writes one PNG per figure, the largest peak memory of
+a run, and ends with one JSON line.
+Usage: python3 scripts/tanasic_ch5.py [--quick] [--jobs N] [--out DIR] [--mpgpu PATH]
 """
 import os
 import sys
 
 try:
     import yaml  # noqa: F401
-    import matplotlib  # noqa: F401
+    if __name__ == "__main__":  # bench_speed.py imports the workload construction, without matplotlib
+        import matplotlib  # noqa: F401
 except ImportError:  # a non-Debian python3 first on PATH: use the system one with the packages
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+    if __name__ == "__main__" and sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
         os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
     raise
 
@@ -23,14 +25,17 @@ import random
 import statistics
 import subprocess
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import yaml  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")
 MAX_SIM_US = 5_000_000  # a run still busy after 5 s of GPU time has starved or livelocked
+# Runs a command and prints its peak memory (KiB): the largest RSS among the processes it waited
+# for (mpgpu and its forked simulations), without this script's own.
+RSS_PROBE = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:])\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.exit(r.returncode)")
 
 # (label, policy, preemption, prioritized)
 RUNS = [
@@ -46,18 +51,25 @@ RUNS = [
 
 
 def run_mpgpu(platform, workload_text, out_dir, tsp_file=None):
+    """One `mpgpu run` in out_dir; returns (stats, peak RSS MiB of its processes)."""
     os.makedirs(out_dir, exist_ok=True)
     wl = os.path.join(out_dir, "workload.yaml")
     with open(wl, "w") as f:
         f.write(workload_text)
-    cmd = [MPGPU, "run", "--platform", platform, "--workload", wl, "--out", out_dir, "--jobs", "1"]
+    cmd = [sys.executable, "-c", RSS_PROBE, MPGPU, "run", "--platform", platform, "--workload", wl,
+           "--out", out_dir, "--jobs", "1"]
     if tsp_file:
         cmd += ["--tsp", tsp_file]
     res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"))
     if res.returncode != 0:
         raise RuntimeError(f"mpgpu failed ({res.returncode}) for {wl}:\n{res.stderr}")
     with open(os.path.join(out_dir, "stats.json")) as f:
-        return json.load(f)
+        return json.load(f), int(res.stdout.strip().splitlines()[-1]) / 1024
+
+
+def pick_processes(exp, apps, n, i):
+    """The i-th random workload of n processes (fixed seed); the first is the high-priority one."""
+    return random.Random(exp["seed"] * 1000 + n * 100 + i).sample(apps, n)
 
 
 def workload_yaml(apps_file, procs, policy, preemption, hp):
@@ -76,12 +88,15 @@ def mean(xs):
 
 
 def main():
+    global MPGPU
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
                     help="fewer workloads per process count, no shared-PPQ runs (about 4 minutes on 2 cores)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "tanasic_ch5"))
+    ap.add_argument("--mpgpu", default=MPGPU, help="the simulator binary (default: build/mpgpu)")
     args = ap.parse_args()
+    MPGPU = os.path.abspath(args.mpgpu)
     if not os.path.exists(MPGPU):
         sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh or cmake --build build)")
     with open(os.path.join(ROOT, "configs", "experiments", "tanasic_ch5.yaml")) as f:
@@ -99,7 +114,8 @@ def main():
     with cf.ThreadPoolExecutor(args.jobs) as ex:
         iso = dict(zip(apps, ex.map(lambda a: run_mpgpu(platform, workload_yaml(apps_file, [a], "fcfs", "draining", False),
                                                          os.path.join(args.out, "iso", a)), apps)))
-    tsp = {a: s["processes"][0]["T_SP"] for a, s in iso.items()}
+    peaks = {f"iso/{a}": peak for a, (_, peak) in iso.items()}  # run label -> peak RSS MiB
+    tsp = {a: s["processes"][0]["T_SP"] for a, (s, _) in iso.items()}
     tsp_file = os.path.join(args.out, "tsp.json")
     with open(tsp_file, "w") as f:
         json.dump(tsp, f, indent=1)
@@ -109,8 +125,7 @@ def main():
     jobs = []
     for n in counts:
         for i in range(per_count):
-            rng = random.Random(exp["seed"] * 1000 + n * 100 + i)
-            procs = rng.sample(apps, n)
+            procs = pick_processes(exp, apps, n, i)
             for label, policy, pre, hp in runs:
                 d = os.path.join(args.out, f"n{n}", f"w{i}", label)
                 jobs.append((n, i, label, procs, workload_yaml(apps_file, procs, policy, pre, hp), d))
@@ -121,7 +136,8 @@ def main():
         futs = {ex.submit(run_mpgpu, platform, text, d, tsp_file): (n, i, label, procs) for n, i, label, procs, text, d in jobs}
         for k, fut in enumerate(cf.as_completed(futs)):
             n, i, label, procs = futs[fut]
-            results[(n, i, label)] = (procs, fut.result())
+            stats, peaks[f"n{n}/w{i}/{label}"] = fut.result()
+            results[(n, i, label)] = (procs, stats)
             if sys.stderr.isatty():
                 print(f"\r{k + 1}/{len(jobs)} runs done", end="", file=sys.stderr)
     if sys.stderr.isatty():
@@ -181,7 +197,10 @@ def main():
     print(f"\nMean preemption latency (PPQ exclusive): draining {pre['ppq_ex_drain']:.1f} us, "
           f"context switch {pre['ppq_ex_switch']:.1f} us (published: context switch lower)")
 
-    # Figures.
+    # Figures (matplotlib imported here: see the top).
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 4))
     for key, style in (("npq", "o-"), ("ppq_drain", "s-"), ("ppq_switch", "^-")):
         ax.plot(counts, out["ntt_improvement"][key], style, label=f"model {key}")
@@ -220,10 +239,13 @@ def main():
     fig.tight_layout()
     fig.savefig(os.path.join(args.out, "dss_vs_fcfs.png"), dpi=120)
     print(f"\nfigures: {args.out}/ntt_improvement.png, stp_overhead.png, dss_vs_fcfs.png")
+    peak_run = max(peaks, key=peaks.get)
+    print(f"largest peak memory of a run: {peaks[peak_run]:.0f} MiB ({peak_run}, of {len(peaks)} runs)")
     summary = {"processes": counts,
                "ntt_improvement": {k: [round(v, 3) for v in out["ntt_improvement"][k]] for k in ("npq", "ppq_drain", "ppq_switch")},
                "stp_overhead": {k: [round(v, 3) for v in out["stp_overhead"][k]] for k in ("ppq_drain", "ppq_switch")},
-               "dss_vs_fcfs": {m: {k: round(v, 3) for k, v in out["dss_vs_fcfs"][m].items()} for m in ("switch", "drain")}}
+               "dss_vs_fcfs": {m: {k: round(v, 3) for k, v in out["dss_vs_fcfs"][m].items()} for m in ("switch", "drain")},
+               "peak_rss_mib_max": round(peaks[peak_run], 1), "peak_rss_run": peak_run}
     print(json.dumps(summary))
 
 

@@ -4,9 +4,16 @@
 // gaps, so a request booked later can still take a slot before requests booked earlier: loosely
 // timed callers arrive out of time order (a reply booked far ahead by a queued DRAM access must
 // not hold up an earlier one), and the DRAM core back-fills for bank parallelism and row hits.
-// Stored as sorted, disjoint, non-adjacent busy intervals: memory grows with the number of gaps
-// still ahead of the forget point, never with the time span covered (a port booked once at the
-// start and once a second later holds two intervals, where a bitmap would hold 10^9 bits).
+//
+// Stored as a bitmap of busy cycles (one bit per cycle, 64 per word) from a moving base, in a
+// ring of words that grows to the largest span in use and is then reused without allocation:
+// the booked schedule ahead of "now" is short and dense (a DRAM command bus holds ~30 000
+// separate bookings in its 65 536-cycle horizon), so indexing words beats searching intervals.
+// Memory follows the span between the forget point and the latest booking, never the run
+// length: owners call forget_before() with the earliest time a request can still arrive (a
+// crossbar port: now) on every call, which costs nothing when that time has not moved.
+// (The old owners forgot every 4096 calls: a port used rarely over a long TB-level run, e.g. by
+// context moves, then spanned the whole run; one PPQ sweep run reached 1.3 GB that way.)
 // Cycles before the forget point count as free.
 #include <algorithm>
 #include <cstdint>
@@ -20,11 +27,12 @@ class BusyIntervals {
   uint64_t earliest(uint64_t t, uint64_t len) const {
     if (len == 0 || t >= end_) return t;  // past every booking: the common in-order case
     uint64_t s = t;
-    for (size_t i = first_ending_after(t); i < iv_.size(); ++i) {
-      if (iv_[i].start >= s + len) return s;  // the gap before interval i holds it
-      s = std::max(s, iv_[i].end);
+    for (;;) {
+      s = next_free(s);
+      const uint64_t b = next_busy(s, s + len);
+      if (b == s + len) return s;
+      s = b;
     }
-    return s;
   }
 
   // Books [s, s + len), which must be free.
@@ -36,61 +44,106 @@ class BusyIntervals {
       s = forgotten_;
     }
     const uint64_t e = s + len;
+    if (count_ == 0) {
+      head_ = 0;
+      base_ = std::max(s, forgotten_) & ~uint64_t{63};
+    }
+    while (s < base_) {  // an earlier gap: grow the bitmap at the front
+      push_front();
+      base_ -= 64;
+    }
+    while (base_ + 64 * count_ < e) push_back();
+    for (uint64_t c = s; c < e;) {
+      const uint64_t w = (c - base_) >> 6, off = (c - base_) & 63;
+      const uint64_t n = std::min<uint64_t>(64 - off, e - c);
+      const uint64_t mask = (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << off;
+      word(w) |= mask;
+      c += n;
+    }
     if (e > end_) end_ = e;
-    // The common case: at or after the last interval (appended, or merged into it).
-    if (head_ == iv_.size() || s >= iv_.back().end) {
-      if (head_ < iv_.size() && iv_.back().end == s)
-        iv_.back().end = e;
-      else
-        iv_.push_back({s, e});
-      return;
-    }
-    // Out of order: the first interval ending at or after s; merge with touching neighbours.
-    size_t i = first_ending_after(s == 0 ? 0 : s - 1);
-    if (i < iv_.size() && iv_[i].end == s) {  // touches the interval before
-      iv_[i].end = e;
-      if (i + 1 < iv_.size() && iv_[i + 1].start == e) {
-        iv_[i].end = iv_[i + 1].end;
-        iv_.erase(iv_.begin() + long(i + 1));
-      }
-      return;
-    }
-    if (i < iv_.size() && iv_[i].start == e) {  // touches the interval after
-      iv_[i].start = s;
-      return;
-    }
-    iv_.insert(iv_.begin() + long(i), {s, e});
   }
 
-  // Forgets bookings before t.
+  // Forgets bookings that ended by t (whole words before t); cheap when t has not moved.
   void forget_before(uint64_t t) {
     if (t <= forgotten_) return;
     forgotten_ = t;
-    while (head_ < iv_.size() && iv_[head_].end <= t) ++head_;
-    if (head_ < iv_.size() && iv_[head_].start < t) iv_[head_].start = t;
-    if (head_ > 32 && head_ * 2 > iv_.size()) {  // amortized: compact once the dead prefix dominates
-      iv_.erase(iv_.begin(), iv_.begin() + long(head_));
-      head_ = 0;
+    while (count_ > 0 && base_ + 64 <= t) {
+      head_ = (head_ + 1) & (ring_.size() - 1);
+      --count_;
+      base_ += 64;
     }
+    if (count_ > 0 && t > base_) word(0) &= ~((uint64_t{1} << (t - base_)) - 1);
   }
 
-  // Maximal runs of busy cycles (tests, memory checks).
-  size_t intervals() const { return iv_.size() - head_; }
+  // Maximal runs of busy cycles (tests).
+  size_t intervals() const {
+    size_t runs = 0;
+    bool prev = false;
+    for (uint64_t c = base_; c < base_ + 64 * count_; ++c) {
+      const bool b = busy(c);
+      runs += b && !prev;
+      prev = b;
+    }
+    return runs;
+  }
   uint64_t end() const { return end_; }  // end of the latest booking
+  size_t words() const { return ring_.size(); }  // memory held, in 64-bit words (tests)
 
  private:
-  struct Interval {
-    uint64_t start, end;  // [start, end)
-  };
-  // Index of the first live interval whose end is after t (iv_.size() if none).
-  size_t first_ending_after(uint64_t t) const {
-    const auto it = std::upper_bound(iv_.begin() + long(head_), iv_.end(), t,
-                                     [](uint64_t v, const Interval& x) { return v < x.end; });
-    return size_t(it - iv_.begin());
+  uint64_t& word(uint64_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }
+  uint64_t word(uint64_t i) const { return ring_[(head_ + i) & (ring_.size() - 1)]; }
+  void grow() {  // doubles the ring, keeping the words in order from index 0
+    std::vector<uint64_t> r(std::max<size_t>(16, 2 * ring_.size()), 0);
+    for (size_t i = 0; i < count_; ++i) r[i] = word(i);
+    ring_.swap(r);
+    head_ = 0;
+  }
+  void push_back() {
+    if (count_ == ring_.size()) grow();
+    word(count_++) = 0;
+  }
+  void push_front() {
+    if (count_ == ring_.size()) grow();
+    head_ = (head_ + ring_.size() - 1) & (ring_.size() - 1);
+    ++count_;
+    word(0) = 0;
+  }
+  bool busy(uint64_t c) const {
+    if (c < base_) return false;
+    const uint64_t w = (c - base_) >> 6;
+    return w < count_ && ((word(w) >> ((c - base_) & 63)) & 1);
+  }
+  // First busy cycle in [from, limit), or limit.
+  uint64_t next_busy(uint64_t from, uint64_t limit) const {
+    uint64_t c = from < base_ ? base_ : from;
+    while (c < limit) {
+      const uint64_t w = (c - base_) >> 6;
+      if (w >= count_) return limit;
+      const uint64_t bits = word(w) >> ((c - base_) & 63);
+      if (bits) {
+        const uint64_t hit = c + __builtin_ctzll(bits);
+        return hit < limit ? hit : limit;
+      }
+      c = base_ + ((w + 1) << 6);
+    }
+    return limit;
+  }
+  // First free cycle at or after `from`.
+  uint64_t next_free(uint64_t from) const {
+    uint64_t c = from;
+    while (c >= base_) {
+      const uint64_t w = (c - base_) >> 6;
+      if (w >= count_) return c;
+      const uint64_t bits = ~word(w) >> ((c - base_) & 63);
+      if (bits) return c + __builtin_ctzll(bits);
+      c = base_ + ((w + 1) << 6);
+    }
+    return c;
   }
 
-  std::vector<Interval> iv_;  // iv_[head_, size) are live, sorted, disjoint, never touching
-  size_t head_ = 0;
+  std::vector<uint64_t> ring_;  // power-of-two size; words [head_, head_ + count_) in use
+  size_t head_ = 0, count_ = 0;
+  uint64_t base_ = 0;  // cycle of the first word's bit 0, a multiple of 64
   uint64_t end_ = 0;
   uint64_t forgotten_ = 0;  // bookings before this were dropped
 };

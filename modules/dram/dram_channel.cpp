@@ -69,6 +69,7 @@ void DramChannel::log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t
 }
 
 void DramChannel::forget_old() {
+  forgot_at_ = floor_;
   for (BusyIntervals* t : {&command_bus_, &column_spacing_, &act_spacing_, &data_bus_}) t->forget_before(floor_);
   for (Bank& b : banks_)  // a window closed before the floor can take no column command any more
     while (b.windows.size() > 1 && b.windows.front().pre <= floor_) b.windows.pop_front();
@@ -80,7 +81,7 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
   const uint32_t index = uint32_t(served_++);
   latest_arrival_ = std::max(latest_arrival_, arrival);
   if (latest_arrival_ > horizon_) floor_ = std::max(floor_, latest_arrival_ - horizon_);
-  if (served_ % 1024 == 0) forget_old();
+  if (floor_ >= forgot_at_ + 256) forget_old();  // by time, not by count: bounded memory however sparse the use
 
   const DramTiming& t = p_.timing;
   const uint32_t bursts = p_.bursts_for(bytes);

@@ -110,7 +110,7 @@ class DramChannel {
   uint64_t horizon_;
   std::vector<Bank> banks_;
   BusyIntervals command_bus_, column_spacing_, act_spacing_, data_bus_;  // tCCD and tRRD windows
-  uint64_t latest_arrival_ = 0, floor_ = 0;
+  uint64_t latest_arrival_ = 0, floor_ = 0, forgot_at_ = 0;
   uint64_t served_ = 0;
   uint64_t reads_ = 0, writes_ = 0, bytes_ = 0, hits_ = 0, misses_ = 0, conflicts_ = 0, reordered_ = 0;
   uint64_t bus_busy_ = 0;

@@ -51,11 +51,10 @@ void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay
   const auto* ext = gp.get_extension<gpu_mem_ext>();
   const bool atomic = ext && ext->kind == AccessKind::atomic;
   // Requests carry data for writes and atomics; replies for reads and atomics (8 B header otherwise).
-  if (++calls_ % 4096 == 0) {  // nothing arrives before now: forget older bookings
-    const uint64_t floor = tick_.to_cycles(now);
-    for (auto* ports : {&req_ports_, &reply_ports_, &inject_ports_, &eject_ports_})
-      for (BusyIntervals& b : *ports) b.forget_before(floor);
-  }
+  // Nothing arrives before now: the ports in use forget older bookings (free when now has not moved).
+  const uint64_t floor = tick_.to_cycles(now);
+  for (BusyIntervals* b : {&inject_ports_[src], &req_ports_[part], &reply_ports_[part], &eject_ports_[src]})
+    b->forget_before(floor);
   sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], write || atomic ? payload + 8 : 8, now + delay);
   delay = t - now;
   mem_out[part]->b_transport(gp, delay);

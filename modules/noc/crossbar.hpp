@@ -51,7 +51,6 @@ class Crossbar : public sc_core::sc_module {
   std::vector<BusyIntervals> req_ports_, reply_ports_;     // per partition: input, output
   std::vector<BusyIntervals> inject_ports_, eject_ports_;  // per initiator (SM, fill unit)
   std::vector<uint64_t> req_busy_, reply_busy_;            // ticks booked, per partition
-  uint64_t calls_ = 0;
   uint64_t requests_ = 0;
 };
 

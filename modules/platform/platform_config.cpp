@@ -112,6 +112,9 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
   s.shared_mem_banks = n.opt_int("shared_mem_banks", 32, 1, 64);
   read_pipeline(n.opt("pipeline"), s.pipeline);
   if (s.max_threads % s.warp_size) n.req("max_threads").fail("must be a multiple of warp_size");
+  // The issue stage keeps each scheduler's ready warps in one 64-bit mask (real SMs: <= 64 warps).
+  if ((s.max_threads / s.warp_size + s.warp_schedulers - 1) / s.warp_schedulers > 64)
+    n.req("max_threads").fail("gives more than 64 warps per warp scheduler (max_threads / warp_size / warp_schedulers)");
   n.finish();
 }
 

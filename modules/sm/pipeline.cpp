@@ -26,6 +26,78 @@ SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
     unit_free_.push_back(std::move(units));
   }
   sched_state_.assign(p.warp_schedulers, SchedulerState{});
+  ready_.resize(p.warp_schedulers);
+  if (p.warp_scheduler == "gto") sched_kind_ = SchedulerKind::gto;
+  else if (p.warp_scheduler == "lrr") sched_kind_ = SchedulerKind::lrr;
+  else if (p.warp_scheduler == "qaws") sched_kind_ = SchedulerKind::qaws;
+}
+
+void SmPipeline::scheduler_begin_cycle(uint32_t s) {
+  if (sched_kind_ == SchedulerKind::qaws) static_cast<QawsScheduler&>(*schedulers_[s]).begin_cycle();
+  else if (sched_kind_ == SchedulerKind::other) schedulers_[s]->begin_cycle();
+}
+
+void SmPipeline::scheduler_issued(uint32_t s, std::optional<uint32_t> wid) {
+  WarpScheduler& b = *schedulers_[s];
+  switch (sched_kind_) {
+    case SchedulerKind::gto: static_cast<GtoScheduler&>(b).issued(wid); break;
+    case SchedulerKind::lrr: static_cast<LrrScheduler&>(b).issued(wid); break;
+    case SchedulerKind::qaws: static_cast<QawsScheduler&>(b).issued(wid); break;
+    default: b.issued(wid);
+  }
+}
+
+void SmPipeline::file(ReadySet& r, uint64_t bit, Warp& w) {
+  if (!w.live || w.at_barrier) return;
+  if (w.ready <= cycle_) {
+    r.bits |= bit;
+  } else if (w.ready - cycle_ < 64) {
+    r.wheel[w.ready & 63] |= bit;
+    w.wheel_at = w.ready;
+  } else {
+    r.far |= bit;
+    r.far_min = std::min(r.far_min, w.ready);
+  }
+}
+
+void SmPipeline::track(uint32_t wid, Warp& w) {
+  ReadySet& r = ready_[w.scheduler];
+  const WarpScheduler& sched = *schedulers_[w.scheduler];
+  if (r.layout != sched.layout()) return;  // positions changed: promote_ready rebuilds the set
+  if (r.promoted < cycle_) promote_ready(w.scheduler);  // wheel slots behind now must be empty
+  const uint64_t bit = uint64_t{1} << sched.position(wid);
+  r.bits &= ~bit;
+  r.far &= ~bit;
+  r.wheel[w.wheel_at & 63] &= ~bit;  // harmless when it already left that slot
+  file(r, bit, w);
+}
+
+void SmPipeline::promote_ready(uint32_t s) {
+  ReadySet& r = ready_[s];
+  const WarpScheduler& sched = *schedulers_[s];
+  if (r.layout != sched.layout()) {  // warps came or went: file every warp afresh
+    r = ReadySet{};
+    r.layout = sched.layout();
+    r.promoted = cycle_;
+    for (uint32_t pos = 0; pos < sched.size(); ++pos) file(r, uint64_t{1} << pos, warps_[sched.warp_at(pos)]);
+    return;
+  }
+  if (r.promoted >= cycle_) return;
+  const uint64_t from = std::max(r.promoted + 1, cycle_ >= 63 ? cycle_ - 63 : 0);
+  for (uint64_t c = from; c <= cycle_; ++c) {
+    r.bits |= r.wheel[c & 63];
+    r.wheel[c & 63] = 0;
+  }
+  r.promoted = cycle_;
+  if (cycle_ >= r.far_min) {  // some loads are back: refile the far warps
+    uint64_t far = r.far;
+    r.far = 0;
+    r.far_min = ~uint64_t{0};
+    for (; far; far &= far - 1) {
+      const uint32_t pos = uint32_t(__builtin_ctzll(far));
+      file(r, uint64_t{1} << pos, warps_[sched.warp_at(pos)]);
+    }
+  }
 }
 
 bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle,
@@ -85,6 +157,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     sched_state_[w.scheduler].wake = 0;
     schedulers_[w.scheduler]->set_budget(launch->id, k.qos_budget);
     schedulers_[w.scheduler]->add_warp(wid, age_++, launch->id);
+    track(wid, w);
   }
   if (nwarps == 0) {
     t.live = false;
@@ -107,6 +180,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
       pos.at_barrier = w.at_barrier;
       w.live = false;
       --live_warps_;
+      track(wid, w);
       schedulers_[w.scheduler]->remove_warp(wid);
     }
     if (w.tb_slot == slot) drained = std::max(drained, w.last_write);
@@ -137,6 +211,23 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) const {
   return Block::unit;
 }
 
+bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first) {
+  Warp& w = warps_[wid];
+  const UnitClass u = w.code.head().unit;
+  if (u != UnitClass::nop && u != UnitClass::barrier && *unit_slot(s, u) > cycle_) return false;
+  issue(wid, w);
+  if (!first) first = wid;
+  // Its next instruction is already decoded: with width left it may issue in the same cycle
+  // if independent ("2 instructions per cycle from 1-2 warps").
+  uint64_t wake = kNever;
+  if (++issued < p_.pipeline.issue_width && w.live && blocked(w, wake) == Block::none) {
+    issue(wid, w);
+    ++issued;
+  }
+  if (!w.live) exits_.push_back(wid);
+  return true;
+}
+
 bool SmPipeline::issue_on(uint32_t s) {
   SchedulerState& st = sched_state_[s];
   if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
@@ -145,39 +236,52 @@ bool SmPipeline::issue_on(uint32_t s) {
     st = {kNever, -1, nullptr};
     return false;
   }
-  const std::vector<uint32_t>& order = sched.order();
+  scheduler_begin_cycle(s);
+  promote_ready(s);
+  // The scheduler's order, walked over the ready warps only: each segment's head, then its ready
+  // positions ascending. Readiness is re-read after every issue, as a walk of order() would.
+  const uint64_t& bits = ready_[s].bits;
+  const uint32_t width = p_.pipeline.issue_width;
   uint32_t issued = 0;
   std::optional<uint32_t> first;
-  SchedulerState stalled{kNever, -1, nullptr};
   exits_.clear();
-  for (uint32_t wid : order) {
-    Warp& w = warps_[wid];
-    uint64_t wake = kNever;
-    const Block b = blocked(w, wake);
-    if (b != Block::none) {
-      // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) > control.
-      const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
-                       : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
-      if (rank > stalled.rank) stalled.rank = rank, stalled.kstats = w.kstats;
-      stalled.wake = std::min(stalled.wake, wake);
-      continue;
+  for (const WarpScheduler::Segment& g : sched.segments()) {
+    if (g.head != UINT32_MAX && (bits >> sched.position(g.head) & 1)) try_issue(s, g.head, issued, first);
+    for (uint32_t pos = g.begin; pos < g.end && issued < width;) {
+      const uint64_t m = (bits >> pos) << pos & (g.end >= 64 ? ~uint64_t{0} : (uint64_t{1} << g.end) - 1);
+      if (!m) break;
+      pos = uint32_t(__builtin_ctzll(m));
+      const uint32_t wid = sched.warp_at(pos++);
+      if (wid != g.head) try_issue(s, wid, issued, first);
     }
-    issue(wid, w);
-    if (!first) first = wid;
-    // Its next instruction is already decoded: with width left it may issue in the same cycle
-    // if independent ("2 instructions per cycle from 1-2 warps").
-    if (++issued < p_.pipeline.issue_width && w.live && blocked(w, wake) == Block::none) {
-      issue(wid, w);
-      ++issued;
-    }
-    if (!w.live) exits_.push_back(wid);
-    if (issued >= p_.pipeline.issue_width) break;
+    if (issued >= width) break;
   }
   if (first) ++warps_[*first].kstats->issue_cycles;
-  sched.issued(first);
-  for (uint32_t wid : exits_) sched.remove_warp(wid);  // after issued(): `order` stays valid until then
-  st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled;
+  scheduler_issued(s, first);
+  for (uint32_t wid : exits_) sched.remove_warp(wid);  // after issued(): positions stay valid until then
+  st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled_state(s);
   return issued > 0;
+}
+
+SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
+  SchedulerState stalled{kNever, -1, nullptr};
+  const WarpScheduler& sched = *schedulers_[s];
+  auto look = [&](uint32_t wid) {
+    const Warp& w = warps_[wid];
+    uint64_t wake = kNever;
+    const Block b = blocked(w, wake);
+    // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) > control.
+    const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
+                     : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
+    if (rank > stalled.rank) stalled.rank = rank, stalled.kstats = w.kstats;
+    stalled.wake = std::min(stalled.wake, wake);
+  };
+  for (const WarpScheduler::Segment& g : sched.segments()) {  // every warp, in order()
+    if (g.head != UINT32_MAX) look(g.head);
+    for (uint32_t pos = g.begin; pos < g.end; ++pos)
+      if (sched.warp_at(pos) != g.head) look(sched.warp_at(pos));
+  }
+  return stalled;
 }
 
 void SmPipeline::issue(uint32_t wid, Warp& w) {
@@ -272,11 +376,13 @@ void SmPipeline::refresh_ready(Warp& w) {
   for (int i = 0; i < d.ndst; ++i) check(d.dst[i]);   // WAW; WAR ends at operand read (early release)
   w.ready = ready;
   w.waits_memory = mem;
+  track(uint32_t(&w - warps_.data()), w);
 }
 
 void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
   w.live = false;
   --live_warps_;
+  track(wid, w);
   TbSlot& t = tbs_[w.tb_slot];
   t.done = std::max({t.done, w.last_write, cycle_ + 1});
   if (--t.warps_live == 0) {
@@ -292,6 +398,7 @@ void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
 void SmPipeline::barrier_arrive(Warp& w) {
   TbSlot& t = tbs_[w.tb_slot];
   w.at_barrier = true;
+  track(uint32_t(&w - warps_.data()), w);
   if (++t.at_barrier == t.warps_live) barrier_release(t);
 }
 

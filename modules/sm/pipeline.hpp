@@ -90,6 +90,7 @@ class SmPipeline {
     uint64_t fetch_line = ~uint64_t{0};  // code line the fetch unit holds for it
     std::vector<Reg> regs;
     PipelineStats* kstats = nullptr;
+    uint64_t wheel_at = 0;  // the ready-set wheel slot (cycle) it was filed under, if any
   };
   struct TbSlot {
     bool live = false;
@@ -108,8 +109,32 @@ class SmPipeline {
     int rank = -1;
     PipelineStats* kstats = nullptr;
   };
+  // The issue stage's view of one scheduler's warps, kept up to date as warps change instead of
+  // re-derived each cycle, one bit per scheduler position (WarpScheduler::position): `bits` holds
+  // the warps that are live, not at a barrier and have their operands ready by `promoted`; a
+  // warp ready within the next 64 cycles waits in the wheel slot of that cycle, a later one
+  // (a load from memory) in `far`, rescanned when the earliest of them is due.
+  struct ReadySet {
+    uint64_t bits = 0, far = 0;
+    uint64_t wheel[64] = {};
+    uint64_t far_min = ~uint64_t{0};
+    uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
+    uint64_t layout = ~uint64_t{0};  // the scheduler layout the bits are for
+  };
 
   bool issue_on(uint32_t s);
+  // The stall reason and wake-up cycle of scheduler `s`, none of whose warps can issue now.
+  SchedulerState stalled_state(uint32_t s);
+  // Records warp `wid`'s readiness in its scheduler's ready set (after any change of it).
+  void track(uint32_t wid, Warp& w);
+  void file(ReadySet& r, uint64_t bit, Warp& w);
+  void promote_ready(uint32_t s);
+  bool ready_now(const Warp& w) const { return w.live && !w.at_barrier && w.ready <= cycle_; }
+  // Issues warp `wid` (ready, at position bit `bit`) if its unit is free; counts the issues.
+  bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first);
+  // The scheduler's bookkeeping calls, without a virtual call per cycle (the classes are final).
+  void scheduler_begin_cycle(uint32_t s);
+  void scheduler_issued(uint32_t s, std::optional<uint32_t> wid);
   Block blocked(const Warp& w, uint64_t& wake) const;
   // The next-free cycle of the instance of unit `u` that frees first (ld/st: one per SM).
   const uint64_t* unit_slot(uint32_t scheduler, UnitClass u) const;
@@ -153,6 +178,8 @@ class SmPipeline {
   std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
   std::vector<bool> issued_;
   std::vector<SchedulerState> sched_state_;
+  std::vector<ReadySet> ready_;  // per scheduler
+  enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
 };
 
 }  // namespace mpgpu

@@ -55,6 +55,14 @@ void GtoScheduler::add_warp(uint32_t warp, uint64_t age, uint32_t /*kernel*/) {
   list_.add(warp, age);
   order_.resize(list_.size());  // the only (re)allocation: order() rebuilds in place
   dirty_ = true;
+  relayout();
+}
+
+void GtoScheduler::relayout() {
+  std::vector<uint32_t> by_age;
+  list_.for_each([&](uint32_t w) { by_age.push_back(w); });
+  set_layout(by_age.begin(), by_age.end());
+  segments_.assign(1, Segment{list_.greedy(), 0, uint32_t(by_age.size())});
 }
 
 void GtoScheduler::remove_warp(uint32_t warp) {
@@ -63,6 +71,7 @@ void GtoScheduler::remove_warp(uint32_t warp) {
   list_.remove(warp);
   order_.resize(list_.size());
   dirty_ = true;
+  relayout();
 }
 
 const std::vector<uint32_t>& GtoScheduler::order() {
@@ -74,7 +83,10 @@ const std::vector<uint32_t>& GtoScheduler::order() {
 }
 
 void GtoScheduler::issued(std::optional<uint32_t> warp) {
-  if (warp && present(*warp) && list_.set_greedy(*warp)) dirty_ = true;
+  if (warp && present(*warp) && list_.set_greedy(*warp)) {
+    dirty_ = true;
+    segments_[0].head = *warp;
+  }
 }
 
 std::optional<uint32_t> GtoScheduler::greedy() const {
@@ -90,6 +102,17 @@ void LrrScheduler::add_warp(uint32_t warp, uint64_t /*age*/, uint32_t /*kernel*/
   ring_.insert(it, warp);
   order_.resize(ring_.size());
   dirty_ = true;
+  set_layout(ring_.begin(), ring_.end());
+  resegment();
+}
+
+void LrrScheduler::resegment() {
+  // last_ == kNone (nothing issued yet) is larger than any id: start at the smallest.
+  const uint32_t start = uint32_t(std::upper_bound(ring_.begin(), ring_.end(), last_) - ring_.begin());
+  const uint32_t n = uint32_t(ring_.size());
+  segments_.clear();
+  if (start < n) segments_.push_back({kNone, start, n});
+  if (start > 0) segments_.push_back({kNone, 0, start});
 }
 
 void LrrScheduler::remove_warp(uint32_t warp) {
@@ -98,6 +121,8 @@ void LrrScheduler::remove_warp(uint32_t warp) {
   ring_.erase(it);
   order_.resize(ring_.size());
   dirty_ = true;
+  set_layout(ring_.begin(), ring_.end());
+  resegment();
 }
 
 const std::vector<uint32_t>& LrrScheduler::order() {
@@ -115,6 +140,7 @@ void LrrScheduler::issued(std::optional<uint32_t> warp) {
   if (warp && *warp != last_) {
     last_ = *warp;
     dirty_ = true;
+    resegment();
   }
 }
 
@@ -173,6 +199,7 @@ void QawsScheduler::add_warp(uint32_t warp, uint64_t age, uint32_t kernel) {
   ++warps_;
   order_.resize(warps_);
   dirty_ = true;
+  relayout();
 }
 
 void QawsScheduler::remove_warp(uint32_t warp) {
@@ -187,6 +214,24 @@ void QawsScheduler::remove_warp(uint32_t warp) {
     if (gi < settled_) --settled_;
   }
   dirty_ = true;
+  relayout();
+}
+
+void QawsScheduler::relayout() {
+  std::vector<uint32_t> at;
+  for (const Group& g : groups_) g.warps.for_each([&](uint32_t w) { at.push_back(w); });
+  set_layout(at.begin(), at.end());
+  resegment();
+}
+
+void QawsScheduler::resegment() {
+  segments_.clear();
+  uint32_t begin = 0;
+  for (const Group& g : groups_) {
+    const uint32_t end = begin + uint32_t(g.warps.size());
+    segments_.push_back({g.warps.greedy(), begin, end});
+    begin = end;
+  }
 }
 
 const std::vector<uint32_t>& QawsScheduler::order() {
@@ -206,18 +251,23 @@ void QawsScheduler::issued(std::optional<uint32_t> warp) {
   if (groups_.size() == 1 || gi != 0 || w == groups_[0].warps.head()) {
     // 2. single group: plain GTO. 3. the head kept issuing. 4. all of g0 stalled, a warp of
     // another group issued: it becomes that group's greedy warp; g0 stays first; no counting.
-    if (groups_[gi].warps.set_greedy(w)) dirty_ = true;
+    if (groups_[gi].warps.set_greedy(w)) {
+      dirty_ = true;
+      segments_[gi].head = w;
+    }
     return;
   }
   // 5. Counted switch inside g0.
   Group& g0 = groups_[0];
   g0.warps.set_greedy(w);
   dirty_ = true;
+  segments_[0].head = w;
   if (++g0.ncs >= g0.budget) {
     g0.ncs = 0;
     // N-group generalization of the paper's swap(g0, g1): rotate g0 to the back of the order.
     std::rotate(groups_.begin(), groups_.begin() + 1, groups_.end());
     settled_ = groups_.size();
+    relayout();
   }
 }
 

@@ -93,6 +93,38 @@ class WarpScheduler {
   // when unchanged (cheap enough to call before every add_warp). Throws std::invalid_argument for
   // 0, or for a change while the kernel has warps in the scheduler.
   virtual void set_budget(uint32_t kernel, uint32_t budget) { (void)kernel, (void)budget; }
+  // Called at the start of each cycle in which the pipeline consults the scheduler (as order() was).
+  virtual void begin_cycle() {}
+
+  // The order in a form the issue stage can walk without rebuilding it: each warp has a position
+  // (0 .. size()-1), and order() is the segments in turn, each its head warp (if any) and then
+  // the warps at positions [begin, end) ascending, the head skipped. Positions change only when
+  // layout() does (warps added or removed, QAWS groups rotated); a new greedy warp or LRR pointer
+  // changes only the segments. Kept up to date by every call above.
+  struct Segment {
+    uint32_t head;  // kNone (UINT32_MAX) or a warp whose position is in [begin, end)
+    uint32_t begin, end;
+  };
+  const std::vector<Segment>& segments() const { return segments_; }
+  uint32_t position(uint32_t warp) const { return pos_[warp]; }
+  uint32_t warp_at(uint32_t position) const { return at_[position]; }
+  uint64_t layout() const { return layout_; }
+
+ protected:
+  // Sets the positions: warps[i] is at position i.
+  template <class It> void set_layout(It first, It last) {
+    at_.assign(first, last);
+    for (uint32_t i = 0; i < at_.size(); ++i) {
+      if (at_[i] >= pos_.size()) pos_.resize(at_[i] + 1);
+      pos_[at_[i]] = i;
+    }
+    ++layout_;
+  }
+  std::vector<Segment> segments_;
+
+ private:
+  std::vector<uint32_t> at_, pos_;  // warp by position, position by warp
+  uint64_t layout_ = 0;
 };
 
 // kind: "gto" | "lrr" | "qaws". budgets: kernel id -> budget (QAWS only; a kernel missing from the map has budget 1).
@@ -121,6 +153,9 @@ class GtoList {
   uint32_t* write_order(uint32_t* out) const;
   bool empty() const { return by_age_.empty(); }
   size_t size() const { return by_age_.size(); }
+  template <class F> void for_each(F&& f) const {  // by age, oldest first
+    for (const Aged& a : by_age_) f(a.warp);
+  }
 
  private:
   struct Aged {
@@ -144,6 +179,7 @@ class GtoScheduler final : public WarpScheduler {
 
  private:
   bool present(uint32_t w) const { return w < present_.size() && present_[w]; }
+  void relayout();
   warp_sched_detail::GtoList list_;
   std::vector<uint8_t> present_;  // by warp id
   std::vector<uint32_t> order_;
@@ -160,6 +196,7 @@ class LrrScheduler final : public WarpScheduler {
   size_t size() const override { return ring_.size(); }
 
  private:
+  void resegment();  // after the ring or the pointer changed
   std::vector<uint32_t> ring_;  // sorted by warp id
   uint32_t last_ = warp_sched_detail::kNone;  // last issued warp (may have been removed since)
   std::vector<uint32_t> order_;
@@ -177,6 +214,7 @@ class QawsScheduler final : public WarpScheduler {
   size_t size() const override { return warps_; }
 
   void set_budget(uint32_t kernel, uint32_t budget) override;
+  void begin_cycle() override { settled_ = groups_.size(); }
   uint32_t budget_of(uint32_t kernel) const;
   // Introspection (tests, traces): the groups in rotation order, g0 first.
   struct GroupInfo {
@@ -202,6 +240,8 @@ class QawsScheduler final : public WarpScheduler {
 
   std::map<uint32_t, uint32_t> budgets_;
   bool group_by_kernel_;
+  void relayout();    // positions: the groups in rotation order, each by age
+  void resegment();   // heads: each group's greedy warp
   std::vector<Group> groups_;       // rotation order, g0 first; never holds an empty group
   size_t settled_ = 0;              // groups_[0, settled_) existed at the last order() call
   std::vector<uint32_t> warp_key_;  // by warp id: its group's key, kNone when absent
