@@ -113,12 +113,15 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   for (uint32_t w = 0; w < warps_.size() && free_slots.size() < nwarps; ++w)
     if (!warps_[w].live) free_slots.push_back(w);
   if (free_slots.size() < nwarps) return false;
-  advance_to(cycle);
+  // A TB dispatched ahead of the pipeline's cycle starts then; the warps already running keep
+  // issuing until it does (the pipeline is not moved forward). An idle pipeline just moves on.
+  if (live_warps_ == 0) advance_to(cycle);
+  const uint64_t start = std::max(cycle, cycle_);
   PipelineStats& ks = per_kernel_[launch->id];
   ++ks.tbs;
   ++stats_.tbs;
   TbSlot& t = tbs_.at(slot);
-  t = TbSlot{true, launch, tb, nwarps, 0, cycle_ + 1, free_slots, ttb};
+  t = TbSlot{true, launch, tb, nwarps, 0, start + 1, free_slots, ttb};
   const uint32_t regs = k.trace ? 256 : std::max(1u, k.program->max_register);
   const uint64_t code_base = p_.icache.enabled() ? code_address(k) : 0;  // hashed once per TB, not per warp
   for (uint32_t i = 0; i < nwarps; ++i) {
@@ -130,8 +133,8 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.warp_in_tb = i;
     w.scheduler = wid % p_.warp_schedulers;
     w.regs.assign(regs, Reg{});
-    w.fetch_ready = cycle_;
-    w.last_write = cycle_;
+    w.fetch_ready = start;
+    w.last_write = start;
     w.kstats = &ks;
     w.code_base = code_base;
     w.fetch_line = ~uint64_t{0};
@@ -148,7 +151,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
       exit_warp(wid, w);
       continue;
     }
-    fetch_code(wid, w, cycle_);
+    fetch_code(wid, w, start);
     refresh_ready(w);
     if (resume && (*resume)[i].at_barrier) {
       w.at_barrier = true;
@@ -162,7 +165,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   if (nwarps == 0) {
     t.live = false;
     t.trace.reset();
-    finished_.push_back({slot, cycle_ + 1});
+    finished_.push_back({slot, start + 1});
   }
   return true;
 }
@@ -429,6 +432,21 @@ void SmPipeline::account_stalls(const std::vector<bool>& issued, uint64_t cycles
     stats_.*field += cycles;
     if (st.kstats) st.kstats->*field += cycles;
   }
+}
+
+void SmPipeline::advance_to(uint64_t c) {
+  if (c <= cycle_) return;
+  if (live_warps_ > 0) {
+    issued_.assign(schedulers_.size(), false);
+    account_stalls(issued_, c - cycle_);
+  }
+  cycle_ = c;
+}
+
+uint64_t SmPipeline::next_issue_cycle() const {
+  uint64_t next = kNever;
+  for (const SchedulerState& st : sched_state_) next = std::min(next, st.wake);
+  return next;
 }
 
 uint64_t SmPipeline::run_until(uint64_t limit) {

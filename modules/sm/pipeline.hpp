@@ -65,7 +65,12 @@ class SmPipeline {
   std::vector<FinishedTb>& finished() { return finished_; }
   bool busy() const { return live_warps_ > 0; }
   uint64_t cycle() const { return cycle_; }
-  void advance_to(uint64_t c) { if (c > cycle_) cycle_ = c; }
+  // Moves the pipeline to cycle `c` without issuing (nothing could issue before it: the SM slept
+  // until its next wake-up or was woken by a dispatch); the skipped cycles count as stalls.
+  void advance_to(uint64_t c);
+  // The earliest cycle a warp can issue, known while all schedulers wait (kNever: none can until
+  // a TB arrives or a barrier opens); an SM sleeps until then.
+  uint64_t next_issue_cycle() const;
 
   const PipelineStats& stats() const { return stats_; }
   const std::map<uint32_t, PipelineStats>& kernel_stats() const { return per_kernel_; }  // by launch id

@@ -98,7 +98,8 @@ void Sm::run() {
     };
     if (!resident_.empty()) consider(resident_.top().end);
     if (save_pending_) consider(save_done_);
-    if (warp_tbs_live_ > 0) consider(step_pipeline(now));
+    if (warp_tbs_live_ > 0)
+      if (const auto t = step_pipeline(now)) consider(*t);
     if (timed && next <= now) continue;
     if (timed)
       wait(next - now, wake_);
@@ -107,7 +108,7 @@ void Sm::run() {
   }
 }
 
-sc_time Sm::step_pipeline(const sc_time& now) {
+std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
   const uint64_t now_cycle = clock_.to_cycles_ceil(now);
   if (pipe_.busy() && pipe_.cycle() <= now_cycle) {
     pipe_.advance_to(now_cycle);
@@ -119,12 +120,19 @@ sc_time Sm::step_pipeline(const sc_time& now) {
     t.end = clock_.cycles(double(f.cycle));
   }
   pipe_.finished().clear();
-  // Wake at the next report, or when simulated time catches up with the pipeline.
-  sc_time next = pipe_.busy() ? clock_.cycles(double(pipe_.cycle())) : sc_core::SC_ZERO_TIME;
-  bool any = pipe_.busy();
+  // Wake at the next report, or when simulated time catches up with the pipeline, or - when
+  // every warp waits - at the first cycle one can issue: an SM whose warps all wait for memory
+  // sleeps through the quanta in between (a dispatch or a context save wakes it earlier).
+  bool any = false;
+  sc_time next = sc_core::SC_ZERO_TIME;
+  if (pipe_.busy()) {
+    const uint64_t issue_at = pipe_.next_issue_cycle();
+    if (issue_at != ~uint64_t{0}) next = clock_.cycles(double(std::max(pipe_.cycle(), issue_at))), any = true;
+  }
   for (const WarpTb& t : warp_tbs_)
     if (t.launch && t.finished && (!any || t.end < next)) next = t.end, any = true;
-  return any ? std::max(next, now) : now + clock_.period();
+  if (!any) return std::nullopt;  // warps wait for each other (a barrier) or for a TB to arrive
+  return std::max(next, now);
 }
 
 void Sm::report_warp_tbs(const sc_time& now) {

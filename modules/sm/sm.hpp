@@ -8,6 +8,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -94,8 +95,9 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   };
   uint64_t access(const MemAccess& a) override;
   bool idle() const { return resident_.empty() && warp_tbs_live_ == 0; }
-  // Runs the pipeline up to one quantum ahead of simulated time; returns when to wake next.
-  sc_core::sc_time step_pipeline(const sc_core::sc_time& now);
+  // Runs the pipeline up to one quantum ahead of simulated time; returns when to wake next
+  // (none: only a dispatch or a context save can change anything).
+  std::optional<sc_core::sc_time> step_pipeline(const sc_core::sc_time& now);
   void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
