@@ -3,6 +3,9 @@
 // for control traffic between host, block scheduler and SMs.
 #include <tlm>
 
+#include <memory>
+#include <vector>
+
 #include <cstdint>
 
 namespace mpgpu {
@@ -52,7 +55,16 @@ struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {
 // Sends one control command over a socket as a generic payload and returns the extension.
 template <typename Socket>
 gpu_ctrl_ext send_ctrl(Socket& socket, int port, gpu_ctrl_ext ext, sc_core::sc_time& delay) {
-  tlm::tlm_generic_payload gp;
+  // Payloads are reused (constructing one allocates its extension array), one per nesting level:
+  // a TB completion can trigger a kernel-done message and a dispatch inside the call.
+  static std::vector<std::unique_ptr<tlm::tlm_generic_payload>> pool;
+  static size_t depth = 0;
+  if (pool.size() <= depth) pool.push_back(std::make_unique<tlm::tlm_generic_payload>());
+  tlm::tlm_generic_payload& gp = *pool[depth];
+  struct Nest {
+    size_t& d;
+    ~Nest() { --d; }
+  } nest{++depth};
   gp.set_command(tlm::TLM_IGNORE_COMMAND);
   gp.set_address(0);
   gp.set_data_ptr(nullptr);

@@ -67,9 +67,11 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   } else {
     cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
   }
-  resident_.push({d->launch, d->tb, *alloc, start, run_start + clock_.cycles(double(cycles)), run_start});
+  const sc_time end = run_start + clock_.cycles(double(cycles));
+  resident_.push({d->launch, d->tb, *alloc, start, end, run_start});
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
-  wake_.notify(sc_core::SC_ZERO_TIME);
+  // Nothing to do before the TB ends: wake then (an earlier pending wake-up stays), not now.
+  wake_.notify(end - sc_core::sc_time_stamp());
 }
 
 void Sm::run() {
@@ -81,7 +83,8 @@ void Sm::run() {
     }
     report_warp_tbs(now);
     // Pop all TB-level TBs ending now first, then report: reports may trigger new dispatches.
-    std::vector<Resident> done;
+    std::vector<Resident>& done = done_;  // reused: one allocation per SM, not per TB
+    done.clear();
     while (!resident_.empty() && resident_.top().end <= now) {
       done.push_back(resident_.top());
       resident_.pop();
@@ -101,10 +104,10 @@ void Sm::run() {
     if (warp_tbs_live_ > 0)
       if (const auto t = step_pipeline(now)) consider(*t);
     if (timed && next <= now) continue;
-    if (timed)
-      wait(next - now, wake_);
-    else
-      wait(wake_);
+    // Every wake-up goes through one event: a dispatch notifies it at the time that matters
+    // (a TB-level TB's end), and sc_event keeps the earliest pending notification.
+    if (timed) wake_.notify(next - now);
+    wait(wake_);
   }
 }
 
@@ -136,6 +139,7 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
 }
 
 void Sm::report_warp_tbs(const sc_time& now) {
+  if (warp_tbs_live_ == 0) return;
   std::vector<Resident> done;
   for (WarpTb& t : warp_tbs_) {
     if (!t.launch || !t.finished || t.end > now) continue;

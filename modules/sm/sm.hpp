@@ -132,6 +132,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   tlm::tlm_generic_payload mem_gp_;
   uint32_t quantum_cycles_;
   std::vector<WarpTb> warp_tbs_;
+  std::vector<Resident> done_;  // TB-level TBs ending now (run's scratch)
   uint32_t warp_tbs_live_ = 0;
 };
 
