@@ -367,12 +367,14 @@ void SmPipeline::fetch_code(uint32_t wid, Warp& w, uint64_t at) {
 
 void SmPipeline::refresh_ready(Warp& w) {
   const Decoded& d = w.code.head();
+  const Reg* regs = w.regs.data();
+  const size_t nregs = w.regs.size();
   uint64_t ready = w.fetch_ready;
   bool mem = false;
   auto check = [&](uint16_t r) {
-    if (r < w.regs.size() && w.regs[r].ready > ready) {
-      ready = w.regs[r].ready;
-      mem = w.regs[r].from_memory;
+    if (r < nregs && regs[r].ready > ready) {
+      ready = regs[r].ready;
+      mem = regs[r].from_memory;
     }
   };
   for (int i = 0; i < d.nsrc; ++i) check(d.src[i]);   // RAW
@@ -417,12 +419,12 @@ void SmPipeline::barrier_release(TbSlot& t) {
   }
 }
 
-void SmPipeline::account_stalls(const std::vector<bool>& issued, uint64_t cycles) {
+void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
   static constexpr uint64_t PipelineStats::*kField[] = {
       &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
       &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
   for (uint32_t s = 0; s < schedulers_.size(); ++s) {
-    if (issued[s]) {
+    if (issued >> s & 1) {
       ++stats_.issue_cycles;
       continue;
     }
@@ -437,8 +439,7 @@ void SmPipeline::account_stalls(const std::vector<bool>& issued, uint64_t cycles
 void SmPipeline::advance_to(uint64_t c) {
   if (c <= cycle_) return;
   if (live_warps_ > 0) {
-    issued_.assign(schedulers_.size(), false);
-    account_stalls(issued_, c - cycle_);
+    account_stalls(0, c - cycle_);
   }
   cycle_ = c;
 }
@@ -450,17 +451,15 @@ uint64_t SmPipeline::next_issue_cycle() const {
 }
 
 uint64_t SmPipeline::run_until(uint64_t limit) {
-  std::vector<bool>& issued = issued_;
-  issued.assign(schedulers_.size(), false);
   while (cycle_ < limit) {
     if (live_warps_ == 0) {
       cycle_ = limit;
       break;
     }
-    bool any = false;
-    for (uint32_t s = 0; s < schedulers_.size(); ++s) any |= (issued[s] = issue_on(s));
+    uint32_t issued = 0;  // warp_schedulers <= 16 (platform check)
+    for (uint32_t s = 0; s < schedulers_.size(); ++s) issued |= uint32_t(issue_on(s)) << s;
     uint64_t step = 1;
-    if (!any) {
+    if (!issued) {
       uint64_t next = kNever;
       for (const SchedulerState& st : sched_state_) next = std::min(next, st.wake);
       step = next == kNever ? limit - cycle_ : std::clamp<uint64_t>(next - cycle_, 1, limit - cycle_);

@@ -161,7 +161,8 @@ class SmPipeline {
   void exit_warp(uint32_t wid, Warp& w);
   void barrier_arrive(Warp& w);
   void barrier_release(TbSlot& t);
-  void account_stalls(const std::vector<bool>& issued, uint64_t cycles);
+  // issued: bit s set when scheduler s issued in the cycle(s) being accounted.
+  void account_stalls(uint32_t issued, uint64_t cycles);
 
   const SmParams& p_;
   MemoryPort& port_;
@@ -181,7 +182,6 @@ class SmPipeline {
   std::map<uint32_t, PipelineStats> per_kernel_;
   uint64_t addr_buf_[32];
   std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
-  std::vector<bool> issued_;
   std::vector<SchedulerState> sched_state_;
   std::vector<ReadySet> ready_;  // per scheduler
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
