@@ -121,6 +121,7 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
     WarpTb& t = warp_tbs_.at(f.slot);
     t.finished = true;
     t.end = clock_.cycles(double(f.cycle));
+    ++warp_tbs_finished_;
   }
   pipe_.finished().clear();
   // Wake at the next report, or when simulated time catches up with the pipeline, or - when
@@ -132,14 +133,15 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
     const uint64_t issue_at = pipe_.next_issue_cycle();
     if (issue_at != ~uint64_t{0}) next = clock_.cycles(double(std::max(pipe_.cycle(), issue_at))), any = true;
   }
-  for (const WarpTb& t : warp_tbs_)
-    if (t.launch && t.finished && (!any || t.end < next)) next = t.end, any = true;
+  if (warp_tbs_finished_ > 0)  // finished TBs waiting for their report time
+    for (const WarpTb& t : warp_tbs_)
+      if (t.launch && t.finished && (!any || t.end < next)) next = t.end, any = true;
   if (!any) return std::nullopt;  // warps wait for each other (a barrier) or for a TB to arrive
   return std::max(next, now);
 }
 
 void Sm::report_warp_tbs(const sc_time& now) {
-  if (warp_tbs_live_ == 0) return;
+  if (warp_tbs_finished_ == 0) return;  // checked on every wake-up: at quantum 1, every cycle
   std::vector<Resident> done;
   for (WarpTb& t : warp_tbs_) {
     if (!t.launch || !t.finished || t.end > now) continue;
@@ -147,6 +149,7 @@ void Sm::report_warp_tbs(const sc_time& now) {
     done.push_back({t.launch, t.tb, t.alloc, t.start, t.end, t.start});
     t = WarpTb{};
     --warp_tbs_live_;
+    --warp_tbs_finished_;
   }
   if (!done.empty() && idle() && !save_pending_) stats_.busy += now - busy_since_;
   for (const auto& r : done) finish(r);

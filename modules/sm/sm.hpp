@@ -134,6 +134,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   std::vector<WarpTb> warp_tbs_;
   std::vector<Resident> done_;  // TB-level TBs ending now (run's scratch)
   uint32_t warp_tbs_live_ = 0;
+  uint32_t warp_tbs_finished_ = 0;  // of them, done in the pipeline and not yet reported
 };
 
 }  // namespace mpgpu
