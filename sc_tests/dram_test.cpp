@@ -92,6 +92,28 @@ TEST(BusyIntervals, EarliestAgreesWithABruteForceBitmapUnderRandomBookings) {
   }
 }
 
+// Long back-to-back runs (a context save's lines on one port) queried from inside, with the
+// forget point moving: the remembered busy run must never hide a free cycle.
+TEST(BusyIntervals, LongBusyRunsAndForgettingAgreeWithABruteForceBitmap) {
+  std::mt19937 rng(5);
+  BusyIntervals b;
+  std::vector<char> busy(40000, 0);
+  uint64_t floor = 0;
+  for (int i = 0; i < 6000; ++i) {
+    if (rng() % 50 == 0 && floor + 400 < 30000) {
+      floor += rng() % 400;
+      b.forget_before(floor);
+      std::fill(busy.begin(), busy.begin() + long(floor), 0);
+    }
+    const uint64_t t = floor + rng() % 600, l = 1 + rng() % 5;
+    uint64_t s = t;
+    while (std::any_of(busy.begin() + long(s), busy.begin() + long(s + l), [](char c) { return c; })) ++s;
+    ASSERT_EQ(b.earliest(t, l), s) << "len " << l << " from " << t << " step " << i;
+    b.book(s, l);
+    std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
+  }
+}
+
 TEST(BusyIntervals, MemoryFollowsTheSpanAheadOfTheForgetPointNotTheRunLength) {
   BusyIntervals b;
   // A port used once every million cycles over a long run, forgotten up to "now" at each use

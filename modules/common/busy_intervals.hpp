@@ -24,15 +24,26 @@ namespace mpgpu {
 class BusyIntervals {
  public:
   // Earliest s >= t such that [s, s + len) overlaps nothing booked.
+  // A search that walked far is remembered: no slot of its length starts in [from, to), and
+  // bookings only take slots away, so a later search of that length or longer starting there
+  // jumps to `to` (many requests queued behind one fragmented backlog, e.g. every SM saving its
+  // context through one partition's port at once, would each walk all of it otherwise).
   uint64_t earliest(uint64_t t, uint64_t len) const {
     if (len == 0 || t >= end_) return t;  // past every booking: the common in-order case
-    uint64_t s = t;
+    const bool known = len >= no_slot_len_ && no_slot_from_ <= t && t < no_slot_to_;
+    uint64_t s = known ? no_slot_to_ : t;
     for (;;) {
       s = next_free(s);
       const uint64_t b = next_busy(s, s + len);
-      if (b == s + len) return s;
+      if (b == s + len) break;
       s = b;
     }
+    if (known && len == no_slot_len_) {
+      no_slot_to_ = s;
+    } else if (s - t >= 128) {
+      no_slot_from_ = t, no_slot_to_ = s, no_slot_len_ = len;
+    }
+    return s;
   }
 
   // Books [s, s + len), which must be free.
@@ -73,6 +84,11 @@ class BusyIntervals {
       base_ += 64;
     }
     if (count_ > 0 && t > base_) word(0) &= ~((uint64_t{1} << (t - base_)) - 1);
+    // The forgotten past counts as free: what is remembered holds from t on only.
+    if (count_ == 0 || run_end_ <= t) run_begin_ = run_end_ = 0;
+    else run_begin_ = std::max(run_begin_, t);
+    if (count_ == 0 || no_slot_to_ <= t) no_slot_from_ = no_slot_to_ = 0;
+    else no_slot_from_ = std::max(no_slot_from_, t);
   }
 
   // Maximal runs of busy cycles (tests).
@@ -128,15 +144,27 @@ class BusyIntervals {
     }
     return limit;
   }
-  // First free cycle at or after `from`.
+  // First free cycle at or after `from`. A long busy run found once is remembered (bookings only
+  // add busy cycles, so it stays busy): requests queued behind the same backlog, such as the
+  // lines of a context save on the SM's crossbar port, skip it instead of rescanning it.
   uint64_t next_free(uint64_t from) const {
     uint64_t c = from;
-    while (c >= base_) {
+    const bool in_run = run_begin_ <= c && c < run_end_;
+    if (in_run) c = run_end_;
+    for (;;) {
+      if (c < base_) break;
       const uint64_t w = (c - base_) >> 6;
-      if (w >= count_) return c;
+      if (w >= count_) break;
       const uint64_t bits = ~word(w) >> ((c - base_) & 63);
-      if (bits) return c + __builtin_ctzll(bits);
+      if (bits) {
+        c += __builtin_ctzll(bits);
+        break;
+      }
       c = base_ + ((w + 1) << 6);
+    }
+    if (c - from >= 128) {  // [from, c) is busy: remember it, joined to the run it started in
+      if (!in_run) run_begin_ = from;
+      run_end_ = c;
     }
     return c;
   }
@@ -146,6 +174,8 @@ class BusyIntervals {
   uint64_t base_ = 0;  // cycle of the first word's bit 0, a multiple of 64
   uint64_t end_ = 0;
   uint64_t forgotten_ = 0;  // bookings before this were dropped
+  mutable uint64_t run_begin_ = 0, run_end_ = 0;  // a known fully busy run [begin, end)
+  mutable uint64_t no_slot_from_ = 0, no_slot_to_ = 0, no_slot_len_ = 0;  // see earliest()
 };
 
 }  // namespace mpgpu
