@@ -816,3 +816,40 @@ TEST(L1dCache, StorePolicies) {
   wt.store(3);
   EXPECT_EQ(wt.lookup(3, 20).outcome, L1dCache::Outcome::hit);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Dispatch ahead of the pipeline, and the wake-up an SM sleeps until
+// ---------------------------------------------------------------------------------------------
+
+// A TB dispatched for a later cycle starts then; the TB already resident keeps issuing from its
+// own start (it used to be moved forward to the new TB's cycle, losing the gap).
+TEST(PipelineCore, TbDispatchedAheadStartsAtItsCycleWithoutDelayingTheRunningTb) {
+  Rig r(independent_sp(6));
+  r.start(0, 0, 0);
+  r.start(1, 1, 20);
+  EXPECT_EQ(r.issued_before(3), 3u);    // TB 0 issues at 0, 1, 2, ...
+  EXPECT_EQ(r.issued_before(20), 6u);   // ... done by 5; TB 1 not before 20
+  EXPECT_EQ(r.issued_before(21), 7u);
+  r.run();
+  ASSERT_EQ(r.done.size(), 2u);
+  EXPECT_EQ(r.done[0].cycle, 9u);        // last issue 5 + latency 4
+  EXPECT_EQ(r.done[1].cycle, 20u + 9u);
+}
+
+// While every warp waits, the pipeline knows the first cycle one can issue: the SM sleeps until
+// then. Skipped cycles still count as stalls.
+TEST(PipelineCore, NextIssueCycleIsTheLoadReturnWhileTheConsumerWaits) {
+  Rig r(
+      "body:\n"
+      "  - {op: ld.global, dst: r1, addr: {base: 0x10000, lane: 4}}\n"
+      "  - {op: sp, dst: r2, src: [r1]}\n");
+  r.start();
+  r.pipe->run_until(1);                          // the load issues at 0 and returns at 100
+  r.pipe->run_until(2);                          // cycle 1: nothing can issue
+  EXPECT_EQ(r.pipe->next_issue_cycle(), 100u);
+  r.pipe->advance_to(100);                       // the SM slept until then
+  EXPECT_EQ(r.stall_sum(), 100u);                // issue at 0, stalls 1..99
+  EXPECT_EQ(r.st().stall_raw_memory, 99u);
+  r.run();
+  EXPECT_EQ(r.st().warp_instructions, 2u);
+}
