@@ -91,7 +91,7 @@ def main():
     global MPGPU
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help="fewer workloads per process count, no shared-PPQ runs (about 4 minutes on 2 cores)")
+                    help="fewer workloads per process count, no shared-PPQ runs (about 2.5 minutes on 2 cores)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "tanasic_ch5"))
     ap.add_argument("--mpgpu", default=MPGPU, help="the simulator binary (default: build/mpgpu)")
