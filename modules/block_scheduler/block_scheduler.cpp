@@ -170,7 +170,10 @@ void BlockScheduler::run() {
     if (driver_)
       driver_->step(*this);
     else
-      left_over_.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) { return try_dispatch(sm, id, tb, nullptr); });
+      // The refusal check first, inline: Left-Over asks every SM on each pass, and most are full.
+      left_over_.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) {
+        return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
+      });
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
       wait(offset_);
       continue;
