@@ -12,7 +12,7 @@ uint32_t AddressMap::xor_bits(uint64_t addr, const std::vector<std::vector<int>>
   return out;
 }
 
-DecodedAddress AddressMap::decode(uint64_t a) const {
+DecodedAddress AddressMap::decode_uncached(uint64_t a) const {
   DecodedAddress d{};
   d.line = a / p_.line_bytes;
   if (p_.kind == AddressMapParams::Kind::xor_hash) {

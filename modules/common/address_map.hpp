@@ -38,7 +38,12 @@ class AddressMap {
     set_masks_ = masks(p_.set_bits);
     bank_masks_ = masks(p_.bank_bits);
   }
-  DecodedAddress decode(uint64_t paddr) const;
+  // The crossbar and then the L2 slice decode each request's address in turn: the last answer
+  // is kept.
+  DecodedAddress decode(uint64_t paddr) const {
+    if (paddr != memo_addr_ || !memo_valid_) memo_ = decode_uncached(paddr), memo_addr_ = paddr, memo_valid_ = true;
+    return memo_;
+  }
   const AddressMapParams& params() const { return p_; }
   static uint32_t xor_bits(uint64_t addr, const std::vector<std::vector<int>>& eqs);
 
@@ -58,8 +63,12 @@ class AddressMap {
     for (size_t i = 0; i < masks.size(); ++i) out |= uint32_t(__builtin_parityll(addr & masks[i])) << i;
     return out;
   }
+  DecodedAddress decode_uncached(uint64_t paddr) const;
   AddressMapParams p_;
   std::vector<uint64_t> partition_masks_, set_masks_, bank_masks_;
+  mutable uint64_t memo_addr_ = 0;
+  mutable bool memo_valid_ = false;
+  mutable DecodedAddress memo_{};
 };
 
 }  // namespace mpgpu

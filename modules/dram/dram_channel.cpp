@@ -19,7 +19,7 @@ uint64_t DramChannel::fit_command(uint64_t lower, uint64_t window, const BusyInt
   return c;
 }
 
-std::vector<uint64_t> DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts,
+DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts,
                                                bool is_write) const {
   const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
   // Later bursts of the same request start past this one's command, tCCD window and data, so
@@ -29,7 +29,7 @@ std::vector<uint64_t> DramChannel::fit_columns(uint64_t lower, uint64_t latest, 
   // gaps of different tables (a deep backlog, mixed read and write latencies) goes there.
   const uint64_t tail =
       std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
-  std::vector<uint64_t> cas;
+  ColumnCycles cas;
   // Gaps further back than the backfill window are not searched: a real controller's queue
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower, before;
@@ -49,7 +49,7 @@ std::vector<uint64_t> DramChannel::fit_columns(uint64_t lower, uint64_t latest, 
   return cas;
 }
 
-void DramChannel::book_columns(const std::vector<uint64_t>& cas, Bank& bank, RowWindow& w, uint32_t index,
+void DramChannel::book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w, uint32_t index,
                                bool is_write) {
   const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
   const uint64_t to_pre = is_write ? p_.write_to_precharge() : p_.read_to_precharge();
@@ -90,14 +90,14 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
   const uint64_t lower = std::max(arrival, reorder_ ? floor_ : std::max(floor_, bk.fcfs_floor));
 
   // Row hit: the open row, or (reordering) an earlier activation of the row before its booked PRE.
-  std::vector<uint64_t> cas;
+  ColumnCycles cas;
   RowWindow* hit = nullptr;
   size_t looked = 0;
   for (auto w = bk.windows.rbegin(); w != bk.windows.rend() && looked++ < kBackFillWindows; ++w) {
     const bool open = w->pre == kOpen;
     if (!open && (!reorder_ || w->pre <= lower)) break;  // older windows closed earlier still
     if (w->row != row || (!open && w->pre < to_pre)) continue;
-    std::vector<uint64_t> fit =
+    ColumnCycles fit =
         fit_columns(std::max(lower, w->act + t.RCD), open ? kOpen : w->pre - to_pre, bursts, is_write);
     if (!fit.empty() && (cas.empty() || fit.back() < cas.back())) {
       cas = std::move(fit);

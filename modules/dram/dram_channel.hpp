@@ -48,6 +48,8 @@
 #include <deque>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "common/busy_intervals.hpp"
 #include "dram/dram_commands.hpp"
 #include "dram/dram_timing.hpp"
@@ -99,9 +101,11 @@ class DramChannel {
   static constexpr uint64_t kBackfillWindow = 512;  // cycles before the tail searched for gaps
 
   // Column commands of one request: earliest cycles >= lower, each <= latest; empty if none fit.
-  std::vector<uint64_t> fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write) const;
+  // Column-command cycles of one request: a line is a few bursts, kept without allocation.
+  using ColumnCycles = boost::container::small_vector<uint64_t, 8>;
+  ColumnCycles fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write) const;
   uint64_t fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const;
-  void book_columns(const std::vector<uint64_t>& cas, Bank& bank, RowWindow& w, uint32_t index, bool is_write);
+  void book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w, uint32_t index, bool is_write);
   void log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t row, uint32_t index);
   void forget_old();
 

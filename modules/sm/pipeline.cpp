@@ -267,24 +267,45 @@ bool SmPipeline::issue_on(uint32_t s) {
 }
 
 SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
-  SchedulerState stalled{kNever, -1, nullptr};
+  // Same answer as looking at every warp in order (blocked()), from the ready set: its warps are
+  // all held by a busy unit (nothing issued), the others wait in the wheel, the far set or at a
+  // barrier. Called right after promote_ready(s) in this cycle.
   const WarpScheduler& sched = *schedulers_[s];
+  const ReadySet& r = ready_[s];
+  SchedulerState st{kNever, -1, nullptr};
+  for (uint64_t c = cycle_ + 1; c < cycle_ + 64; ++c)  // the earliest operand or fetch wake-up
+    if (r.wheel[c & 63]) {
+      st.wake = c;
+      break;
+    }
+  for (uint64_t m = r.far; m; m &= m - 1) st.wake = std::min(st.wake, warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))].ready);
+  bool ldst = false;
+  for (uint64_t m = r.bits; m; m &= m - 1) {
+    const Warp& w = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))];
+    const UnitClass u = w.code.head().unit;
+    ldst |= u == UnitClass::ldst;
+    st.wake = std::min(st.wake, *unit_slot(s, u));
+  }
+  // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) >
+  // control; its kernel is that of the first warp in order with that reason.
+  const int top = r.bits ? (ldst ? 4 : 3) : 2;
+  auto rank_of = [&](const Warp& w) {
+    if (!w.at_barrier && w.ready <= cycle_) return w.code.head().unit == UnitClass::ldst ? 4 : 3;
+    if (!w.at_barrier && w.ready > w.fetch_ready) return w.waits_memory ? 2 : 1;
+    return 0;
+  };
   auto look = [&](uint32_t wid) {
     const Warp& w = warps_[wid];
-    uint64_t wake = kNever;
-    const Block b = blocked(w, wake);
-    // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) > control.
-    const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
-                     : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
-    if (rank > stalled.rank) stalled.rank = rank, stalled.kstats = w.kstats;
-    stalled.wake = std::min(stalled.wake, wake);
+    const int rank = rank_of(w);
+    if (rank > st.rank) st.rank = rank, st.kstats = w.kstats;
+    return rank == top;  // nothing later in the order can rank higher
   };
-  for (const WarpScheduler::Segment& g : sched.segments()) {  // every warp, in order()
-    if (g.head != UINT32_MAX) look(g.head);
+  for (const WarpScheduler::Segment& g : sched.segments()) {
+    if (g.head != UINT32_MAX && look(g.head)) return st;
     for (uint32_t pos = g.begin; pos < g.end; ++pos)
-      if (sched.warp_at(pos) != g.head) look(sched.warp_at(pos));
+      if (sched.warp_at(pos) != g.head && look(sched.warp_at(pos))) return st;
   }
-  return stalled;
+  return st;
 }
 
 void SmPipeline::issue(uint32_t wid, Warp& w) {
