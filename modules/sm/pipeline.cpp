@@ -63,7 +63,9 @@ void SmPipeline::file(ReadySet& r, uint64_t bit, Warp& w) {
 void SmPipeline::track(uint32_t wid, Warp& w) {
   ReadySet& r = ready_[w.scheduler];
   const WarpScheduler& sched = *schedulers_[w.scheduler];
-  if (r.layout != sched.layout()) return;  // positions changed: promote_ready rebuilds the set
+  // Positions changed (promote_ready rebuilds the set), or the warp is not in the scheduler yet
+  // (a TB being launched: adding it changes the layout).
+  if (r.layout != sched.layout() || !sched.has_position(wid)) return;
   if (r.promoted < cycle_) promote_ready(w.scheduler);  // wheel slots behind now must be empty
   const uint64_t bit = uint64_t{1} << sched.position(wid);
   r.bits &= ~bit;

@@ -107,6 +107,9 @@ class WarpScheduler {
   };
   const std::vector<Segment>& segments() const { return segments_; }
   uint32_t position(uint32_t warp) const { return pos_[warp]; }
+  bool has_position(uint32_t warp) const {  // the warp is in the scheduler
+    return warp < pos_.size() && pos_[warp] < at_.size() && at_[pos_[warp]] == warp;
+  }
   uint32_t warp_at(uint32_t position) const { return at_[position]; }
   uint64_t layout() const { return layout_; }
 
