@@ -218,12 +218,7 @@ def section_tb(a, summary):
     # random pick), built by that script's own functions.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tanasic_ch5 as tc
-    with open(os.path.join(ROOT, "configs", "experiments", "tanasic_ch5.yaml")) as f:
-        exp = yaml.safe_load(f)
-    platform = os.path.join(ROOT, exp["platform"])
-    apps_file = os.path.join(ROOT, exp["applications"])
-    with open(apps_file) as f:
-        apps = [p["name"] for p in yaml.safe_load(f)["processes"]]
+    exp, platform, apps_file, apps = tc.load_experiment()
     n = max(exp["process_counts"])
     procs = tc.pick_processes(exp, apps, n, 0)
     print(f"\nTB level: {n}-process Parboil workload of tanasic_ch5.py ({', '.join(procs)}) on {exp['platform']}, "

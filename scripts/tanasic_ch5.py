@@ -67,6 +67,16 @@ def run_mpgpu(platform, workload_text, out_dir, tsp_file=None):
         return json.load(f), int(res.stdout.strip().splitlines()[-1]) / 1024
 
 
+def load_experiment():
+    """The experiment config, its platform file, its applications file and the application names."""
+    with open(os.path.join(ROOT, "configs", "experiments", "tanasic_ch5.yaml")) as f:
+        exp = yaml.safe_load(f)
+    apps_file = os.path.join(ROOT, exp["applications"])
+    with open(apps_file) as f:
+        apps = [p["name"] for p in yaml.safe_load(f)["processes"]]
+    return exp, os.path.join(ROOT, exp["platform"]), apps_file, apps
+
+
 def pick_processes(exp, apps, n, i):
     """The i-th random workload of n processes (fixed seed); the first is the high-priority one."""
     return random.Random(exp["seed"] * 1000 + n * 100 + i).sample(apps, n)
@@ -99,12 +109,7 @@ def main():
     MPGPU = os.path.abspath(args.mpgpu)
     if not os.path.exists(MPGPU):
         sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh or cmake --build build)")
-    with open(os.path.join(ROOT, "configs", "experiments", "tanasic_ch5.yaml")) as f:
-        exp = yaml.safe_load(f)
-    platform = os.path.join(ROOT, exp["platform"])
-    apps_file = os.path.join(ROOT, exp["applications"])
-    with open(apps_file) as f:
-        apps = [p["name"] for p in yaml.safe_load(f)["processes"]]
+    exp, platform, apps_file, apps = load_experiment()
     counts = exp["process_counts"]
     per_count = exp["workloads_per_count"]["quick" if args.quick else "full"]
     os.makedirs(args.out, exist_ok=True)

@@ -22,7 +22,7 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const auto* ext = gp.get_extension<gpu_mem_ext>();
   const AccessKind kind = ext ? ext->kind : (gp.is_write() ? AccessKind::store : AccessKind::load);
   const bool writes = gp.is_write() || kind == AccessKind::atomic;
-  tag_port_.forget_before(clock_.to_cycles(now));  // nothing arrives before now
+  if (now != floor_at_) floor_at_ = now, tag_port_.forget_before(clock_.to_cycles(now));  // nothing arrives before now
   const uint64_t slot = tag_port_.earliest(clock_.to_cycles_ceil(now + delay), 1);
   tag_port_.book(slot, 1);
   const sc_time start = clock_.cycles(double(slot));

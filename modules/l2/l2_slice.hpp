@@ -65,6 +65,7 @@ class L2Slice : public sc_core::sc_module {
   sc_core::sc_time latency_;  // hit latency
   tlm::tlm_generic_payload wb_gp_, write_fetch_gp_;
   BusyIntervals tag_port_;  // one tag lookup per cycle, in L2 cycles; keeps gaps for out-of-order arrivals
+  sc_core::sc_time floor_at_ = sc_core::SC_ZERO_TIME;  // the time tag_port_ was last forgotten up to
   // Fill times of the entries of a resource (MSHRs, a set's ways) still held, sorted.
   class HeldUntil {
    public:

@@ -52,9 +52,9 @@ void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay
   const bool atomic = ext && ext->kind == AccessKind::atomic;
   // Requests carry data for writes and atomics; replies for reads and atomics (8 B header otherwise).
   // Nothing arrives before now: the ports in use forget older bookings (free when now has not moved).
-  const uint64_t floor = tick_.to_cycles(now);
+  if (now != floor_at_) floor_at_ = now, floor_ = tick_.to_cycles(now);  // converted once per time step
   for (BusyIntervals* b : {&inject_ports_[src], &req_ports_[part], &reply_ports_[part], &eject_ports_[src]})
-    b->forget_before(floor);
+    b->forget_before(floor_);
   sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], write || atomic ? payload + 8 : 8, now + delay);
   delay = t - now;
   mem_out[part]->b_transport(gp, delay);

@@ -52,6 +52,8 @@ class Crossbar : public sc_core::sc_module {
   std::vector<BusyIntervals> inject_ports_, eject_ports_;  // per initiator (SM, fill unit)
   std::vector<uint64_t> req_busy_, reply_busy_;            // ticks booked, per partition
   uint64_t requests_ = 0;
+  sc_core::sc_time floor_at_ = sc_core::SC_ZERO_TIME;  // the time floor_ (in ticks) was taken at
+  uint64_t floor_ = 0;
 };
 
 }  // namespace mpgpu

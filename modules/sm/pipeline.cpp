@@ -291,14 +291,12 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) >
   // control; its kernel is that of the first warp in order with that reason.
   const int top = r.bits ? (ldst ? 4 : 3) : 2;
-  auto rank_of = [&](const Warp& w) {
-    if (!w.at_barrier && w.ready <= cycle_) return w.code.head().unit == UnitClass::ldst ? 4 : 3;
-    if (!w.at_barrier && w.ready > w.fetch_ready) return w.waits_memory ? 2 : 1;
-    return 0;
-  };
   auto look = [&](uint32_t wid) {
     const Warp& w = warps_[wid];
-    const int rank = rank_of(w);
+    uint64_t wake = kNever;
+    const Block b = blocked(w, wake);
+    const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
+                     : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
     if (rank > st.rank) st.rank = rank, st.kstats = w.kstats;
     return rank == top;  // nothing later in the order can rank higher
   };
@@ -483,8 +481,7 @@ uint64_t SmPipeline::run_until(uint64_t limit) {
     for (uint32_t s = 0; s < schedulers_.size(); ++s) issued |= uint32_t(issue_on(s)) << s;
     uint64_t step = 1;
     if (!issued) {
-      uint64_t next = kNever;
-      for (const SchedulerState& st : sched_state_) next = std::min(next, st.wake);
+      const uint64_t next = next_issue_cycle();
       step = next == kNever ? limit - cycle_ : std::clamp<uint64_t>(next - cycle_, 1, limit - cycle_);
     }
     account_stalls(issued, step);

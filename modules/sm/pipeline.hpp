@@ -134,8 +134,7 @@ class SmPipeline {
   void track(uint32_t wid, Warp& w);
   void file(ReadySet& r, uint64_t bit, Warp& w);
   void promote_ready(uint32_t s);
-  bool ready_now(const Warp& w) const { return w.live && !w.at_barrier && w.ready <= cycle_; }
-  // Issues warp `wid` (ready, at position bit `bit`) if its unit is free; counts the issues.
+  // Issues warp `wid` (its operands ready) if its unit is free; counts the issues.
   bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first);
   // The scheduler's bookkeeping calls, without a virtual call per cycle (the classes are final).
   void scheduler_begin_cycle(uint32_t s);
