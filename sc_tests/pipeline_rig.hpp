@@ -19,13 +19,26 @@ constexpr int kSp = static_cast<int>(UnitClass::sp);
 constexpr int kBranch = static_cast<int>(UnitClass::branch);
 
 // Records every access; answers `a.cycle + latency` unless a script is set (index = access number).
+// L1 TLB misses (with params.translate): answered after walk_latency with frame = page + kFrameOffset,
+// except pages in `invalid_pages`.
 struct FakePort : MemoryPort {
+  static constexpr uint64_t kFrameOffset = 0x1000;
   uint64_t latency = 100;
+  uint64_t walk_latency = 50;
   std::function<uint64_t(const MemAccess&, size_t)> script;
   std::vector<MemAccess> log;
+  std::vector<MemAccess> walks;
+  std::vector<uint64_t> invalid_pages;  // virtual page numbers (4 KB pages)
   uint64_t access(const MemAccess& a) override {
     log.push_back(a);
     return script ? script(a, log.size() - 1) : a.cycle + latency;
+  }
+  Translation translate(const MemAccess& a) override {
+    walks.push_back(a);
+    const uint64_t vpn = a.addr >> 12;
+    for (uint64_t p : invalid_pages)
+      if (p == vpn) return {false, 0, a.cycle + walk_latency};
+    return {true, vpn + kFrameOffset, a.cycle + walk_latency};
   }
 };
 

@@ -88,6 +88,16 @@ int cmd_run(const Args& a) {
   }
   nlohmann::json stats = run_workload(cfg, w, opt);
   write_atomically(std::filesystem::path(a.out) / "stats.json", stats.dump(2) + "\n");
+  if (stats.value("status", "") == "aborted") {
+    const auto& ab = stats["abort"];
+    std::cerr << fmt::format("error: kernel '{}' of process '{}' aborted at {:.1f} ns: {} (virtual address {}, SM {}, "
+                             "TB {}, warp {}); {} has \"status\": \"aborted\" and no metrics\n",
+                             ab["kernel"].get<std::string>(), ab["process"].get<std::string>(), ab["at_ns"].get<double>(),
+                             ab["reason"].get<std::string>(), ab["vaddr"].get<std::string>(), ab["sm"].get<uint32_t>(),
+                             ab["tb"].get<uint32_t>(), ab["warp"].get<uint32_t>(),
+                             (std::filesystem::path(a.out) / "stats.json").string());
+    return 3;
+  }
   print_summary(stats);
   fmt::print("stats: {}\n", (std::filesystem::path(a.out) / "stats.json").string());
   if (!a.timeline.empty()) fmt::print("timeline: {} (open in https://ui.perfetto.dev)\n", a.timeline);

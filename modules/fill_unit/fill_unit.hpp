@@ -1,39 +1,91 @@
 #pragma once
-// Shared fill unit (SPEC 1): page-table walkers serving L1/L2 TLB misses. This version: N walkers,
-// each walk a fixed number of cycles, a miss waits for the first free walker. Page tables per
-// context, faults and demand paging come with the preemptible-exception work.
+// Shared fill unit (SPEC 1): the L2 TLB with its MSHRs and N page-table walkers serving the SMs'
+// L1 TLB misses. A walk reads one PTE per page-table level through the crossbar, L2 and DRAM
+// (each level a TLM read of 8 B at the PTE's physical address), or takes a fixed time
+// (fixed_walk_cycles, SPEC 3's Table 6.1). A page that is not resident faults to the CPU
+// (stall on fault, SPEC 1): the driver migrates it (host pages) or allocates it (lazy pages),
+// then the walk is replayed; warps faulting on a page being resolved wait for that one fault.
+// An address outside every allocation is answered with TLM_ADDRESS_ERROR_RESPONSE: the SM
+// aborts the kernel.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
-#include "common/calendar.hpp"
+#include <nlohmann/json.hpp>
+
 #include "common/clock.hpp"
+#include "common/payload.hpp"
+#include "common/tlb.hpp"
+#include "fill_unit/memory_manager.hpp"
 
 namespace mpgpu {
 
+// Stall-on-fault costs of SPEC 3 (with / without data transfer), per host link.
+struct FaultParams {
+  double migrate_us = 25;  // CPU-owned page: handler plus copy over the link (PCIe)
+  double allocate_us = 12; // page with no physical memory yet: handler plus allocation
+  uint64_t granularity_bytes = 4096;  // pages mapped per fault (SPEC 1 evaluations: 64 KB)
+};
+
 struct FillUnitParams {
+  bool translation = true;  // false (`translation: none`): physical = virtual, no TLBs
   uint32_t walkers = 64;
-  uint32_t walk_cycles = 500;
-  uint32_t l2_tlb_entries = 1024;
-  uint32_t l2_tlb_ways = 8;
-  uint32_t page_bytes = 4096;
+  uint32_t fixed_walk_cycles = 0;  // 0: a walk reads its PTEs through the memory path
+  TlbParams l2_tlb{1024, 8, 70, 128};
+  PagingParams paging;
+  FaultParams fault;
+};
+
+// Per context (process) counters of the fill unit.
+struct TranslationStats {
+  uint64_t l2_tlb_accesses = 0, l2_tlb_hits = 0, l2_tlb_misses = 0, l2_tlb_merged = 0;
+  uint64_t walks = 0, pte_reads = 0, walk_cycles = 0, walk_cycles_max = 0;
+  uint64_t faults_host = 0, faults_lazy = 0, faults_batched = 0;  // batched: waited for another's fault
+  double fault_ns = 0, fault_ns_max = 0;                         // from the fault to the replayed walk's end
+  uint64_t migrated_bytes = 0, allocated_bytes = 0, copied_bytes = 0;
+  uint64_t invalid_accesses = 0;
+  TranslationStats& operator+=(const TranslationStats& o);
+  nlohmann::json to_json() const;
 };
 
 class FillUnit : public sc_core::sc_module {
  public:
   tlm_utils::multi_passthrough_target_socket<FillUnit> walk_in;  // from every SM
+  tlm_utils::simple_initiator_socket<FillUnit> mem_out;          // PTE reads, to the crossbar
 
-  FillUnit(sc_core::sc_module_name name, const FillUnitParams& p, ClockDomain clock);
-  uint64_t walks() const { return walks_; }
+  FillUnit(sc_core::sc_module_name name, const FillUnitParams& p, ClockDomain clock, MemoryManager& memory);
+
+  uint64_t walks() const { return total().walks; }
+  const Tlb& l2_tlb() const { return l2_tlb_; }
+  const std::vector<TranslationStats>& stats() const { return stats_; }  // by context
+  TranslationStats total() const;
+  const FillUnitParams& params() const { return p_; }
+  // A host-to-device copy made [va, va + bytes) resident (counted as copied, not migrated).
+  void copied(uint32_t context, uint64_t bytes) { at(context).copied_bytes += bytes; }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // One walk from cycle `start` on the first free walker (a replay after a fault: on none);
+  // returns when it ends.
+  uint64_t walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk& result, bool replay);
+  // Reads 8 B at `addr` through the memory path from cycle `at`; returns when the PTE is back.
+  uint64_t read_pte(uint64_t addr, uint32_t context, uint64_t at);
+  TranslationStats& at(uint32_t context);
+
   FillUnitParams p_;
   ClockDomain clock_;
-  std::vector<OccupancyCalendar> walkers_;
-  uint64_t walks_ = 0;
+  MemoryManager& memory_;
+  Tlb l2_tlb_;
+  std::vector<uint64_t> walker_free_;  // cycle each walker is free from
+  // Faults being resolved, by (context, fault block): the cycle the block is resident.
+  std::unordered_map<uint64_t, uint64_t> resolving_;
+  std::vector<TranslationStats> stats_;
+  tlm::tlm_generic_payload pte_gp_;
 };
 
 }  // namespace mpgpu

@@ -146,9 +146,9 @@ void Host::dispatcher() {
         const sc_time start = link_.book(now, busy);
         const sc_time end = start + busy + sc_time(p_.link.latency_ns, SC_NS);
         copies_.push_back({pend->process, cmd.bytes, to_ns(start), to_ns(end)});
-        // The copy engine writes through the L2: the next kernel finds the copied lines there.
-        if (p_.copies_fill_l2 && cmd.direction == Command::Direction::h2d && cmd.addr && on_copy_to_device)
-          on_copy_to_device(cmd.addr, cmd.bytes);
+        // The copied range becomes resident (and, with copies_fill_l2, its lines sit in the L2).
+        if (cmd.direction == Command::Direction::h2d && cmd.addr && on_copy_to_device)
+          on_copy_to_device(pend->process, cmd.addr, cmd.bytes);
         if (timeline_)
           timeline_->span(Timeline::kHostLinkPid, 0, std::to_string(cmd.bytes) + " B copy", "copy",
                           to_ns(start), to_ns(end));

@@ -17,7 +17,11 @@ T* Gpu::make(ModuleRole role, const std::string& kind, const std::string& name, 
 Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const WorkloadDesc& w,
          std::vector<uint32_t> selected, Timeline* timeline, bool progress)
     : sc_module(name), cfg_(cfg), map_(cfg.address_map),
-      ctx_{cfg, w, selected, timeline, map_, Host::planned_tbs(w, selected), progress} {
+      memory_(std::make_unique<MemoryManager>(cfg.fill_unit.paging, map_)),
+      ctx_{cfg, w, selected, timeline, map_, Host::planned_tbs(w, selected), progress, memory_.get()} {
+  // The driver creates a context per process, in the host's slot order (context id = slot).
+  if (cfg.fill_unit.translation)
+    for (uint32_t p : selected) memory_->create_context(w.processes[p].address_space);
   host_ = make<Host>(ModuleRole::host, cfg.host_kind, "host", 0);
   bs_ = make<BlockScheduler>(ModuleRole::block_scheduler, cfg.block_scheduler_kind, "block_scheduler", 0);
   xbar_ = make<Crossbar>(ModuleRole::crossbar, cfg.crossbar_kind, "crossbar", 0);
@@ -32,7 +36,13 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
     sm->ctrl_out.bind(bs_->sm_in);
     sm->mem_out.bind(xbar_->mem_in);
     sm->walk_out.bind(fill_->walk_in);
+    sm->on_abort = [this](const KernelAbort& a) {
+      if (abort_) return;  // the first one stops the run
+      abort_ = a;
+      sc_core::sc_stop();
+    };
   }
+  fill_->mem_out.bind(xbar_->mem_in);  // the walkers' PTE reads: the crossbar's last input port
   for (uint32_t i = 0; i < cfg.dram.channels; ++i)
     mcs_.push_back(make<MemoryController>(ModuleRole::dram, cfg.dram_kind, "mc" + std::to_string(i), i));
   // A pin view or Verilog twin shadowing the SM driver's SMST (extensions.smst.impl).
@@ -49,10 +59,23 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
     xbar_->mem_out.bind(s->mem_in);
     s->mem_out.bind(mcs_[i / per_channel]->mem_in);
   }
-  host_->on_copy_to_device = [this](uint64_t addr, uint64_t bytes) {
+  host_->on_copy_to_device = [this](uint32_t context, uint64_t addr, uint64_t bytes) {
+    const bool paged = cfg_.fill_unit.translation;
+    if (paged) {
+      const uint64_t mapped = memory_->make_resident(context, addr, bytes);
+      if (mapped != MemoryManager::kOutOfMemory) fill_->copied(context, mapped);
+    }
+    if (!cfg_.host.copies_fill_l2) return;
+    // The copy engine writes through the L2: the next kernel finds the copied lines there.
     const uint64_t lb = cfg_.l2.line_bytes;
     for (uint64_t line = addr / lb; line <= (addr + bytes - 1) / lb; ++line) {
-      const DecodedAddress d = map_.decode(line * lb);
+      uint64_t pa = line * lb;
+      if (paged) {
+        const auto f = memory_->frame_of(context, pa >> memory_->page_shift());
+        if (!f) continue;
+        pa = *f << memory_->page_shift() | (pa & (memory_->page_bytes() - 1));
+      }
+      const DecodedAddress d = map_.decode(pa);
       l2_[d.partition]->install(d.set, d.line);
     }
   };

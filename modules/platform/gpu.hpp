@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "block_scheduler/block_scheduler.hpp"
@@ -30,6 +31,7 @@ struct ElabContext {
   const AddressMap& address_map;
   uint64_t planned_tbs;
   bool progress;
+  MemoryManager* memory;  // the driver's context table and page tables
 };
 
 class Gpu : public sc_core::sc_module {
@@ -46,6 +48,9 @@ class Gpu : public sc_core::sc_module {
   FillUnit& fill_unit() { return *fill_; }
   const PlatformConfig& config() const { return cfg_; }
   SmstShadow* smst_shadow() { return smst_shadow_.get(); }
+  const MemoryManager& memory() const { return *memory_; }
+  // The first kernel abort (an access the fill unit could not translate): the run stopped there.
+  const std::optional<KernelAbort>& abort() const { return abort_; }
 
  private:
   template <typename T>
@@ -53,6 +58,7 @@ class Gpu : public sc_core::sc_module {
 
   const PlatformConfig& cfg_;
   AddressMap map_;
+  std::unique_ptr<MemoryManager> memory_;
   ElabContext ctx_;
   std::vector<std::unique_ptr<sc_core::sc_module>> owned_;
   Host* host_;
@@ -63,6 +69,7 @@ class Gpu : public sc_core::sc_module {
   std::vector<MemoryController*> mcs_;
   FillUnit* fill_;
   std::unique_ptr<SmstShadow> smst_shadow_;
+  std::optional<KernelAbort> abort_;
 };
 
 }  // namespace mpgpu

@@ -62,6 +62,50 @@ void read_cache_geometry(const ConfigNode& n, uint32_t& sets, uint32_t& ways, ui
   mshrs = n.req_int("mshrs", 1, 1 << 16);
 }
 
+void read_tlb(const ConfigNode& n, TlbParams& t) {
+  t.entries = n.req_int("entries", 1, 1 << 20);
+  t.ways = n.req_int("ways", 1, 1 << 20);
+  t.latency = n.req_int("latency_cycles", 0, 1 << 20);
+  t.mshrs = n.req_int("mshrs", 1, 1 << 20);
+  if (t.entries % t.ways) n.req("ways").fail("must divide entries (" + std::to_string(t.entries) + ")");
+  n.finish();
+}
+
+// The fill unit and the address translation it serves (SPEC 1): page size, device memory for the
+// physical allocator, walkers, L2 TLB, fault costs. `translation: none` leaves addresses physical.
+void read_fill_unit(const ConfigNode& root, PlatformConfig& c) {
+  const ConfigNode fu = root.req("fill_unit");
+  c.fill_unit_kind = read_kind(fu, ModuleRole::fill_unit);
+  FillUnitParams& f = c.fill_unit;
+  f.translation = fu.req_enum("translation", {"paged", "none"}) == "paged";
+  c.sm.translate = f.translation;
+  if (!f.translation) {
+    for (const char* key : {"page_bytes", "device_memory_bytes", "walkers", "fixed_walk_cycles", "l2_tlb", "fault"})
+      if (fu.has(key)) fu.req(key).fail("has no effect with translation: none (remove it, or set translation: paged)");
+    if (auto sm = root.opt("sm"); sm && sm->has("l1_tlb"))
+      sm->req("l1_tlb").fail("has no effect with fill_unit.translation: none");
+    fu.finish();
+    return;
+  }
+  const int64_t page = fu.req_int("page_bytes", 4096, int64_t{1} << 30);
+  if (!pow2(page)) fu.req("page_bytes").fail("must be a power of two (4096, 65536, 2097152, ...)");
+  f.paging.page_bytes = page;
+  c.sm.page_bytes = static_cast<uint32_t>(page);
+  f.paging.device_memory_bytes = fu.req_int("device_memory_bytes", page, int64_t{1} << 50);
+  f.walkers = fu.req_int("walkers", 1, 4096);
+  f.fixed_walk_cycles = fu.opt_int("fixed_walk_cycles", 0, 0, 1 << 24);
+  read_tlb(fu.req("l2_tlb"), f.l2_tlb);
+  auto fault = fu.req("fault");
+  f.fault.migrate_us = fault.req_num("migrate_us", 0, 1e9);
+  f.fault.allocate_us = fault.req_num("allocate_us", 0, 1e9);
+  f.fault.granularity_bytes = fault.opt_int("granularity_bytes", page, page, int64_t{1} << 40);
+  if (!pow2(f.fault.granularity_bytes)) fault.req("granularity_bytes").fail("must be a power of two");
+  fault.finish();
+  if (!root.req("sm").has("l1_tlb"))
+    root.req("sm").fail("needs an l1_tlb section (entries, ways, latency_cycles, mshrs) with fill_unit.translation: paged");
+  fu.finish();
+}
+
 void read_sm(const ConfigNode& n, PlatformConfig& c) {
   SmParams& s = c.sm;
   c.sm_kind = read_kind(n, ModuleRole::sm);
@@ -100,6 +144,7 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
                          : L1dParams::WritePolicy::write_evict;
     d.bypass_global_loads = l1->opt_bool("bypass_global_loads", false);
     d.cache_local = l1->opt_bool("cache_local", true);
+    s.l1d_virtual_tags = l1->opt_enum("tags", "virtual", {"virtual", "physical"}) == "virtual";
     l1->finish();
   }
   if (auto ic = n.opt("icache")) {
@@ -109,6 +154,7 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
     i.instruction_bytes = ic->opt_int("instruction_bytes", 8, 1, 64);
     ic->finish();
   }
+  if (auto tlb = n.opt("l1_tlb")) read_tlb(*tlb, s.l1_tlb);
   s.shared_mem_banks = n.opt_int("shared_mem_banks", 32, 1, 64);
   read_pipeline(n.opt("pipeline"), s.pipeline);
   if (s.max_threads % s.warp_size) n.req("max_threads").fail("must be a multiple of warp_size");
@@ -258,14 +304,7 @@ PlatformConfig load_platform(const std::string& file,
 
   read_address_map(root.req("address_map"), c);
 
-  auto fu = root.req("fill_unit");
-  c.fill_unit_kind = read_kind(fu, ModuleRole::fill_unit);
-  c.fill_unit.walkers = fu.req_int("walkers", 1, 4096);
-  c.fill_unit.walk_cycles = fu.req_int("walk_cycles", 1, 1 << 20);
-  c.fill_unit.l2_tlb_entries = fu.opt_int("l2_tlb_entries", 1024, 1, 1 << 20);
-  c.fill_unit.l2_tlb_ways = fu.opt_int("l2_tlb_ways", 8, 1, 1024);
-  c.fill_unit.page_bytes = fu.opt_int("page_bytes", 4096, 512, 1 << 30);
-  fu.finish();
+  read_fill_unit(root, c);
 
   if (auto ex = root.opt("extensions")) {
     c.extensions.operand_log_bytes = ex->opt_int("operand_log_bytes", 8192, 256, 1 << 24);

@@ -37,6 +37,29 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
     throw ConfigError(w.file + ": " + std::to_string(w.processes.size()) + " processes exceed the " +
                       std::to_string(cfg.block_scheduler.max_contexts) + " command buffers (contexts) of platform '" +
                       cfg.name + "' (block_scheduler.max_contexts)");
+  if (cfg.fill_unit.translation) {
+    // Address spaces against the platform's device memory and memory modules.
+    const uint64_t mem = cfg.fill_unit.paging.device_memory_bytes;
+    uint64_t resident = 0;
+    for (const auto& p : w.processes) {
+      for (const Allocation& a : p.address_space.allocations) {
+        if (a.bytes > mem)
+          throw ConfigError(fmt::format("{}: allocation '{}' of process '{}' ({} MiB) is larger than the device memory "
+                                        "of platform '{}' ({} MiB, {}: fill_unit.device_memory_bytes)",
+                                        a.source, a.name, p.name, a.bytes >> 20, cfg.name, mem >> 20, cfg.file));
+        if (a.placement == Placement::device) resident += a.bytes;
+      }
+      const uint64_t all = cfg.l2.slices >= 64 ? ~uint64_t{0} : (uint64_t{1} << cfg.l2.slices) - 1;
+      if (p.address_space.allowed_modules & ~all)
+        throw ConfigError(fmt::format("{}: process '{}' names a memory module the platform '{}' does not have "
+                                      "(modules 0..{}: one per L2 slice)",
+                                      p.address_space.modules_source, p.name, cfg.name, cfg.l2.slices - 1));
+    }
+    if (resident > mem)
+      throw ConfigError(fmt::format("{}: the device-resident allocations of all processes ({} MiB) exceed the device "
+                                    "memory of platform '{}' ({} MiB, {}: fill_unit.device_memory_bytes)",
+                                    w.file, resident >> 20, cfg.name, mem >> 20, cfg.file));
+  }
   std::vector<bool> used(w.kernels.size(), false);
   for (const auto& p : w.processes)
     for (const auto& s : p.streams)
@@ -113,6 +136,25 @@ json memory_stats(Gpu& gpu, const PlatformConfig& cfg, const sc_core::sc_time& e
           {"dram_row_hit_rate", rows ? double(row_hits) / rows : 0.0}};
 }
 
+// Address translation over the whole GPU: L1 TLBs (all SMs), the fill unit, the allocator.
+json translation_stats(Gpu& gpu, const PlatformConfig& cfg) {
+  if (!cfg.fill_unit.translation) return {{"mode", "none"}};
+  PipelineStats l1;
+  uint64_t l1_mshr_full = 0;
+  for (const Sm* sm : gpu.sms()) l1 += sm->pipeline().stats(), l1_mshr_full += sm->pipeline().l1_tlb().stats().mshr_full_waits;
+  json t = gpu.fill_unit().total().to_json();
+  t["mode"] = "paged";
+  t["page_bytes"] = cfg.fill_unit.paging.page_bytes;
+  t["levels"] = gpu.memory().levels();
+  t["walk"] = cfg.fill_unit.fixed_walk_cycles ? "fixed" : "memory";
+  t["l1_tlb"] = {{"accesses", l1.l1_tlb_accesses}, {"hits", l1.l1_tlb_hits}, {"misses", l1.l1_tlb_misses},
+                 {"merged", l1.l1_tlb_merged}, {"mshr_full_waits", l1_mshr_full}};
+  t["l2_tlb"]["mshr_full_waits"] = gpu.fill_unit().l2_tlb().stats().mshr_full_waits;
+  t["frames_allocated"] = gpu.memory().frames().allocated();
+  t["device_memory_bytes"] = cfg.fill_unit.paging.device_memory_bytes;
+  return t;
+}
+
 json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   const ClockDomain core(cfg.clocks.core);
   const sc_core::sc_time end = sc_core::sc_time_stamp();
@@ -157,6 +199,19 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     procs.push_back({{"name", pd.name}, {"index", p.index}, {"priority", pd.priority},
                      {"arrival_ns", pd.arrival_ns}, {"runs", runs}});
   }
+  if (cfg.fill_unit.translation) {
+    // Per process: its L1 TLB traffic (summed over its kernels) and its fill-unit counters.
+    std::vector<PipelineStats> l1(procs.size());
+    for (const KernelLaunch* kp : by_id)
+      if (warp_level(*kp->kernel)) l1[kp->process] += pipe[kp->id];
+    const auto& fu = gpu.fill_unit().stats();
+    for (size_t i = 0; i < procs.size(); ++i) {
+      json t = i < fu.size() ? fu[i].to_json() : TranslationStats{}.to_json();
+      t["l1_tlb"] = {{"accesses", l1[i].l1_tlb_accesses}, {"hits", l1[i].l1_tlb_hits},
+                     {"misses", l1[i].l1_tlb_misses}, {"merged", l1[i].l1_tlb_merged}};
+      procs[i]["translation"] = t;
+    }
+  }
   r["processes"] = procs;
   json sms = json::array();
   for (const Sm* sm : gpu.sms())
@@ -172,6 +227,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["sms"] = sms;
   r["memory"] = memory_stats(gpu, cfg, end);
   r["memory"]["page_walks"] = gpu.fill_unit().walks();
+  r["memory"]["translation"] = translation_stats(gpu, cfg);
   r["tbs_done"] = gpu.block_scheduler().tbs_done();
   // Preemption: per preemption, request to SM free; context traffic; SM idle time.
   json pre = json::array();
@@ -249,6 +305,18 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     sc_core::sc_start();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = thread_cpu_seconds() - cpu0;
+  if (const auto& a = gpu.abort()) {
+    // The run stopped at the first access it could not translate: the statistics so far, marked.
+    json r = collect(gpu, cfg, w);
+    r["status"] = "aborted";
+    r["abort"] = {{"process", w.processes[gpu.host().processes()[a->launch->process].index].name},
+                  {"kernel", a->launch->kernel->name}, {"launch_id", a->launch->id}, {"sm", a->sm},
+                  {"tb", a->tb}, {"warp", a->warp}, {"vaddr", fmt::format("{:#x}", a->vaddr)},
+                  {"reason", a->reason}, {"at_ns", a->at_ns}};
+    r["host_sim_seconds"] = wall;
+    r["host_sim_cpu_seconds"] = cpu;
+    return r;
+  }
   if (!gpu.host().all_done() && !gpu.host().stopped_by_replay() && w.max_sim_time_ns > 0 &&
       to_ns(sc_core::sc_time_stamp()) >= w.max_sim_time_ns) {
     std::string unfinished;
@@ -266,6 +334,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
                      gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()),
          false);
   json r = collect(gpu, cfg, w);
+  r["status"] = "completed";
   r["host_sim_seconds"] = wall;  // moved under "host" by run_workload
   r["host_sim_cpu_seconds"] = cpu;
   if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
@@ -375,8 +444,14 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
   }
   std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs);
   json stats = res[0];
+  for (const json& r : res)
+    if (r.value("status", "") == "aborted") {  // no metrics from a run that stopped early
+      stats = r;
+      break;
+    }
+  const bool aborted = stats.value("status", "") == "aborted";
   std::vector<ProgramTimes> times;
-  for (uint32_t i = 0; i < w.processes.size(); ++i) {
+  for (uint32_t i = 0; i < w.processes.size() && !aborted; ++i) {
     json& p = stats["processes"][i];
     const json& runs = p["runs"];
     double t_sp;
@@ -402,8 +477,10 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
     p["NTT"] = t_mp / t_sp;
     times.push_back({t_sp, t_mp});
   }
-  const MultiprogramMetrics m = compute_metrics(times);
-  stats["metrics"] = {{"antt", m.antt}, {"stp", m.stp}, {"fairness", m.fairness}, {"programs", times.size()}};
+  if (!aborted) {
+    const MultiprogramMetrics m = compute_metrics(times);
+    stats["metrics"] = {{"antt", m.antt}, {"stp", m.stp}, {"fairness", m.fairness}, {"programs", times.size()}};
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Host measurements: the only part of stats.json that differs between identical runs.
   // Rates use the CPU time of the simulation proper (not loading, elaboration or the isolated runs).

@@ -18,7 +18,7 @@ uint64_t code_address(const KernelDesc& k) {
 }  // namespace
 
 SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
-    : p_(p), port_(port), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
+    : p_(p), port_(port), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), l1_tlb_(p.l1_tlb), page_shift_(__builtin_ctz(p.page_bytes)), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
   for (uint32_t s = 0; s < p.warp_schedulers; ++s) {
     schedulers_.push_back(make_warp_scheduler(p.warp_scheduler));
     std::vector<std::vector<uint64_t>> units(kUnitClasses);

@@ -34,12 +34,21 @@ struct MemAccess {
   uint32_t ops = 1;  // atomics: serialized operations at the L2 (most lanes on one word)
 };
 
+// An L1 TLB miss answered by the fill unit.
+struct Translation {
+  bool ok = false;     // false: no valid mapping (the SM aborts the kernel)
+  uint64_t frame = 0;  // physical page number
+  uint64_t ready = 0;  // cycle the translation is back at the SM
+};
+
 // The SM's port to the memory hierarchy: returns the cycle the reply is back at the SM
-// (for stores: the cycle the acknowledgement is back).
+// (for stores: the cycle the acknowledgement is back). translate(): an L1 TLB miss for the
+// virtual address a.addr leaving at a.cycle.
 class MemoryPort {
  public:
   virtual ~MemoryPort() = default;
   virtual uint64_t access(const MemAccess& a) = 0;
+  virtual Translation translate(const MemAccess& a) = 0;
 };
 
 // A TB whose warps all exited and whose loads all returned.
@@ -76,6 +85,7 @@ class SmPipeline {
   const std::map<uint32_t, PipelineStats>& kernel_stats() const { return per_kernel_; }  // by launch id
   const L1dCache& l1d() const { return l1d_; }
   const L1dCache& icache() const { return icache_; }
+  const Tlb& l1_tlb() const { return l1_tlb_; }
 
  private:
   struct Reg {
@@ -152,6 +162,10 @@ class SmPipeline {
   // Per-thread local memory in the address space: lanes' words interleaved, so that one offset of
   // a warp's 32 threads is one 128-byte line (as the hardware lays local memory out).
   void map_local_addresses(const Warp& w, int lanes);
+  // The physical address of the request for virtual address `va` looked up at cycle `at`, and
+  // the cycle it is known (L1 TLB hit, a pending miss, or a walk by the fill unit); false: the
+  // address has no valid mapping and the kernel is aborted.
+  bool translate(Warp& w, uint64_t va, uint64_t at, uint64_t& pa, uint64_t& ready);
   // The fetch unit moves to the head's code line at cycle `at`: an instruction-cache miss holds
   // the warp until the line is back.
   void fetch_code(uint32_t wid, Warp& w, uint64_t at);
@@ -167,6 +181,8 @@ class SmPipeline {
   MemoryPort& port_;
   L1dCache l1d_;
   L1dCache icache_;  // same set-associative core with MSHRs; only loads, no bypass
+  Tlb l1_tlb_;
+  int page_shift_;
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<Warp> warps_;
   std::vector<TbSlot> tbs_;

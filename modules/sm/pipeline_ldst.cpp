@@ -40,6 +40,30 @@ void SmPipeline::map_local_addresses(const Warp& w, int lanes) {
   }
 }
 
+bool SmPipeline::translate(Warp& w, uint64_t va, uint64_t at, uint64_t& pa, uint64_t& ready) {
+  PipelineStats& ks = *w.kstats;
+  const TbSlot& tb = tbs_[w.tb_slot];
+  const uint32_t context = tb.launch->context;
+  const uint64_t vpn = va >> page_shift_, offset = va & ((uint64_t{1} << page_shift_) - 1);
+  ++stats_.l1_tlb_accesses, ++ks.l1_tlb_accesses;
+  const Tlb::Lookup lk = l1_tlb_.lookup(context, vpn, at);
+  if (lk.outcome == Tlb::Outcome::hit) ++stats_.l1_tlb_hits, ++ks.l1_tlb_hits;
+  if (lk.outcome == Tlb::Outcome::merged) ++stats_.l1_tlb_merged, ++ks.l1_tlb_merged;
+  if (lk.outcome != Tlb::Outcome::miss) {
+    pa = lk.frame << page_shift_ | offset;
+    ready = lk.ready;
+    return true;
+  }
+  ++stats_.l1_tlb_misses, ++ks.l1_tlb_misses;
+  const uint64_t send = l1_tlb_.mshr_free_at(lk.ready);
+  const Translation tr = port_.translate({va, 0, AccessKind::page_walk, send, tb.launch, tb.tb, uint32_t(&w - warps_.data())});
+  if (!tr.ok) return false;
+  l1_tlb_.fill(context, vpn, tr.frame, send, tr.ready);
+  pa = tr.frame << page_shift_ | offset;
+  ready = tr.ready;
+  return true;
+}
+
 void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t c, uint64_t& done, uint64_t& busy) {
   const int n = w.code.addresses(addr_buf_);
   PipelineStats& ks = *w.kstats;
@@ -66,42 +90,68 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
   const bool cached = d.space == MemSpace::local ? p_.l1d.cache_local || !p_.l1d.bypass_global_loads
                                                  : !p_.l1d.bypass_global_loads;
   MemAccess a{0, lb, AccessKind::load, 0, tb.launch, tb.tb, wid};
+  // With translation, a virtually tagged L1 is keyed by (context, virtual line) and needs the TLB
+  // only for what leaves the SM; a physically tagged one waits for the TLB on every access.
+  const bool translating = p_.translate;
+  const bool virtual_l1 = !translating || p_.l1d_virtual_tags;
+  const uint64_t context_tag = translating ? uint64_t{tb.launch->context} << 48 : 0;
+  const int line_shift = __builtin_ctz(lb);
   uint64_t t = c;  // the tag port takes one line per cycle; a stalled line holds the ones behind it
   for (int i = 0; i < lines.count; ++i, ++t) {
-    const uint64_t line = lines.line[i];
-    a.addr = line * lb;
+    const uint64_t vline = lines.line[i];
+    uint64_t key = vline | context_tag;  // the L1 tag
+    uint64_t pa = vline << line_shift, ready = t;  // physical address, known from `ready`
     ++stats_.memory_requests, ++ks.memory_requests;
-    if (d.op == MemOp::load) {
-      if (cached) {
-        const auto lk = l1d_.lookup(line, t);
-        if (lk.outcome == L1dCache::Outcome::hit) {  // the hit latency applies to hits only
-          done = std::max(done, t + p_.l1d.latency);
-          ++stats_.l1_hits, ++ks.l1_hits;
-          continue;
-        }
-        if (lk.outcome == L1dCache::Outcome::merged) {  // served when the pending fill arrives
-          done = std::max(done, lk.ready);
-          ++stats_.l1_merged, ++ks.l1_merged;
-          continue;
-        }
+    const bool cached_load = d.op == MemOp::load && cached;
+    if (cached_load && virtual_l1) {
+      const auto lk = l1d_.lookup(key, t);
+      if (lk.outcome == L1dCache::Outcome::hit) {  // the hit latency applies to hits only
+        done = std::max(done, t + p_.l1d.latency);
+        ++stats_.l1_hits, ++ks.l1_hits;
+        continue;
       }
+      if (lk.outcome == L1dCache::Outcome::merged) {  // served when the pending fill arrives
+        done = std::max(done, lk.ready);
+        ++stats_.l1_merged, ++ks.l1_merged;
+        continue;
+      }
+    }
+    if (translating) {
+      if (!translate(w, vline << line_shift, t, pa, ready)) continue;  // aborted: nothing is sent
+      if (!virtual_l1) key = pa >> line_shift;
+    }
+    if (cached_load && !virtual_l1) {
+      const auto lk = l1d_.lookup(key, ready);
+      if (lk.outcome == L1dCache::Outcome::hit) {
+        done = std::max(done, ready + p_.l1d.latency);
+        ++stats_.l1_hits, ++ks.l1_hits;
+        continue;
+      }
+      if (lk.outcome == L1dCache::Outcome::merged) {
+        done = std::max(done, lk.ready);
+        ++stats_.l1_merged, ++ks.l1_merged;
+        continue;
+      }
+    }
+    a.addr = pa;
+    if (d.op == MemOp::load) {
       ++stats_.l1_misses, ++ks.l1_misses;
       const uint64_t send = l1d_.mshr_free_at(t);  // a full MSHR file stalls the ld/st pipe
       t = send;
       busy = std::max(busy, send - c + 1);
       a.kind = AccessKind::load;
       a.bytes = lb;
-      a.cycle = send;
+      a.cycle = std::max(send, ready);
       a.ops = 1;
       const uint64_t fill = port_.access(a);
-      l1d_.miss(line, send, fill, cached);
+      l1d_.miss(key, send, fill, cached);
       done = std::max(done, fill);
     } else {
-      l1d_.store(line);  // write-evict or write-through; atomics always drop the L1 copy
+      l1d_.store(key);  // write-evict or write-through; atomics always drop the L1 copy
       a.kind = d.op == MemOp::store ? AccessKind::store : AccessKind::atomic;
       a.bytes = lines.bytes[i];
-      a.cycle = t;
-      a.ops = d.op == MemOp::atomic ? serialized_atomic_ops(addr_buf_, n, line, __builtin_ctz(lb)) : 1;
+      a.cycle = std::max(t, ready);
+      a.ops = d.op == MemOp::atomic ? serialized_atomic_ops(addr_buf_, n, vline, line_shift) : 1;
       const uint64_t ack = port_.access(a);
       if (d.op == MemOp::atomic) done = std::max(done, ack);
       w.last_write = std::max(w.last_write, ack);  // a warp ends only once its stores are acknowledged

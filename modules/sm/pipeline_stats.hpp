@@ -24,7 +24,8 @@ struct PipelineStats {
   uint64_t l1_hits = 0, l1_misses = 0, l1_merged = 0;
   uint64_t tbs = 0, warps = 0;
   uint64_t icache_accesses = 0, icache_misses = 0;  // a warp moving to another code line; misses
-  static constexpr size_t kFields = 21;  // every member above is a uint64_t counter
+  uint64_t l1_tlb_accesses = 0, l1_tlb_hits = 0, l1_tlb_misses = 0, l1_tlb_merged = 0;
+  static constexpr size_t kFields = 25;  // every member above is a uint64_t counter
 
   PipelineStats& operator+=(const PipelineStats& o) {
     uint64_t* a = &warp_instructions;
@@ -47,6 +48,8 @@ struct PipelineStats {
             {"l1", {{"hits", l1_hits}, {"misses", l1_misses}, {"merged", l1_merged},
                     {"hit_rate", l1 ? double(l1_hits + l1_merged) / l1 : 0.0}}},
             {"icache", {{"accesses", icache_accesses}, {"misses", icache_misses}}},
+            {"l1_tlb", {{"accesses", l1_tlb_accesses}, {"hits", l1_tlb_hits}, {"misses", l1_tlb_misses},
+                        {"merged", l1_tlb_merged}}},
             {"tbs", tbs}, {"warps", warps}};
   }
 };

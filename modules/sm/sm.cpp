@@ -188,6 +188,43 @@ uint64_t Sm::access(const MemAccess& a) {
   return std::max(a.cycle + 1, clock_.to_cycles_ceil(last));
 }
 
+Translation Sm::translate(const MemAccess& a) {
+  gpu_mem_ext ext;
+  ext.context = a.launch->context;
+  ext.kernel = a.launch->id;
+  ext.sm = id_;
+  ext.warp = a.warp;
+  ext.tb = a.tb;
+  ext.kind = AccessKind::page_walk;
+  ext.vaddr = a.addr;
+  tlm::tlm_generic_payload& gp = walk_gp_;
+  gp.set_command(tlm::TLM_READ_COMMAND);
+  gp.set_address(a.addr);
+  gp.set_data_ptr(nullptr);
+  gp.set_data_length(0);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  gp.set_extension(&ext);
+  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time at = clock_.cycles(double(a.cycle));
+  sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+  walk_out->b_transport(gp, delay);
+  gp.clear_extension(&ext);
+  Translation t;
+  t.ready = std::max(a.cycle + 1, clock_.to_cycles_ceil(now + delay));
+  t.ok = gp.is_response_ok();
+  if (!t.ok) {
+    if (on_abort)
+      on_abort({a.launch, id_, a.tb, a.warp, a.addr,
+                gp.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE
+                    ? "access outside every allocation of the process"
+                    : "page fault the driver could not serve: device memory exhausted",
+                to_ns(now + delay)});
+    return t;
+  }
+  t.frame = gp.get_address() >> __builtin_ctz(p_.page_bytes);
+  return t;
+}
+
 uint32_t Sm::context_bytes(const KernelLaunch& l) const {
   const KernelDesc& k = *l.kernel;
   return rounded_registers(p_, k.registers_per_tb) * 4 + k.shared_mem_per_tb + p_.tb_state_bytes;

@@ -8,6 +8,8 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <optional>
 #include <queue>
 #include <vector>
@@ -45,6 +47,16 @@ struct TbCompletion {
   sc_core::sc_time start, end;
 };
 
+// A kernel aborted by an access with no valid mapping (outside every allocation) or a fault the
+// driver could not serve (device memory exhausted).
+struct KernelAbort {
+  const KernelLaunch* launch = nullptr;
+  uint32_t sm = 0, tb = 0, warp = 0;
+  uint64_t vaddr = 0;
+  std::string reason;
+  double at_ns = 0;
+};
+
 struct SmStats {
   uint64_t tbs_done = 0;
   uint32_t peak_resident = 0;  // most TBs resident at once
@@ -73,6 +85,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   const SmStats& stats() const { return stats_; }
   const SmResources& resources() const { return res_; }
   const SmPipeline& pipeline() const { return pipe_; }
+  // Called when an access of a kernel cannot be translated; the platform stops the run.
+  std::function<void(const KernelAbort&)> on_abort;
 
  private:
   struct Resident {
@@ -94,6 +108,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
     bool finished = false;  // the pipeline is done with it; reported at `end`
   };
   uint64_t access(const MemAccess& a) override;
+  Translation translate(const MemAccess& a) override;
   bool idle() const { return resident_.empty() && warp_tbs_live_ == 0; }
   // Runs the pipeline up to one quantum ahead of simulated time; returns when to wake next
   // (none: only a dispatch or a context save can change anything).
@@ -130,6 +145,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   bool save_pending_ = false;
   SmPipeline pipe_;
   tlm::tlm_generic_payload mem_gp_;
+  tlm::tlm_generic_payload walk_gp_;
   uint32_t quantum_cycles_;
   std::vector<WarpTb> warp_tbs_;
   std::vector<Resident> done_;  // TB-level TBs ending now (run's scratch)

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tlb.hpp"
 #include "sm/l1d_cache.hpp"
 #include "workload/instruction.hpp"
 
@@ -59,6 +60,13 @@ struct SmParams {
   std::string warp_scheduler = "gto";
   L1dParams l1d;
   InstructionCacheParams icache;
+  // Address translation (SPEC 1): the L1 TLB looked up per coalesced request; translate = false
+  // (`fill_unit.translation: none`): addresses are physical, no TLB. A virtually tagged L1 needs
+  // the TLB only for requests that leave the SM; a physically tagged one for every access.
+  bool translate = false;
+  bool l1d_virtual_tags = true;
+  uint32_t page_bytes = 4096;
+  TlbParams l1_tlb{32, 8, 1, 32};
   uint32_t shared_mem_latency = 26;
   uint32_t shared_mem_banks = 32;  // 4-byte banks
   PipelineParams pipeline;

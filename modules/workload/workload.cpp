@@ -199,6 +199,38 @@ class WorkloadReader {
     p.repeat = n.opt_int("repeat", p.repeat, 1, 1000000);
     p.dss_tokens = static_cast<int32_t>(n.opt_int("dss_tokens", p.dss_tokens, 0, 4096));
     p.replays = n.opt_bool("replays", p.replays);
+    if (auto m = n.opt("memory")) read_address_space(*m, p);
+  }
+
+  // memory: {allocations: [{name, va, bytes, placement}], modules: [..]}: the process's address
+  // space (SPEC 1) and the memory modules its pages come from (SPEC 6 page colouring).
+  static void read_address_space(const ConfigNode& m, ProcessDesc& p) {
+    AddressSpaceDesc& as = p.address_space;
+    as = {};
+    if (auto list = m.opt("allocations")) {
+      for (const auto& item : list->items()) {
+        Allocation a;
+        a.name = item.req_str("name");
+        a.va = static_cast<uint64_t>(item.req_int("va", 0, (int64_t{1} << 47) - 1));
+        a.bytes = static_cast<uint64_t>(item.req_int("bytes", 1, int64_t{1} << 46));
+        const std::string pl = item.opt_enum("placement", "device", {"device", "host", "lazy"});
+        a.placement = pl == "host" ? Placement::host : pl == "lazy" ? Placement::lazy : Placement::device;
+        a.source = item.where();
+        if (a.va + a.bytes > kLocalMemoryBase)
+          item.req("bytes").fail("the allocation ends above 2^47, where the local-memory window starts");
+        for (const Allocation& o : as.allocations)
+          if (a.va < o.va + o.bytes && o.va < a.va + a.bytes)
+            item.req("va").fail("allocation '" + a.name + "' overlaps allocation '" + o.name + "' (" + o.source + ")");
+        item.finish();
+        as.allocations.push_back(a);
+      }
+    }
+    if (auto mods = m.opt("modules")) {
+      for (const auto& v : mods->items()) as.allowed_modules |= uint64_t{1} << v.as_int(0, 63);
+      if (!as.allowed_modules) mods->fail("list at least one memory module");
+      as.modules_source = mods->where();
+    }
+    m.finish();
   }
 
   void read_import(const ConfigNode& imp, const std::string& base_dir,

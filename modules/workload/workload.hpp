@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/address_space.hpp"
 #include "common/config_node.hpp"
 #include "workload/kernel.hpp"
 
@@ -32,6 +33,7 @@ struct ProcessDesc {
   int32_t dss_tokens = -1;  // DSS SM budget set by the OS; -1: equal sharing
   bool replays = true;      // under `replay: until_all_done`; false: runs `repeat` times only
   std::vector<StreamDesc> streams;
+  AddressSpaceDesc address_space;  // allocations (none: implicit) and page colouring
   std::string source;
 };
 

@@ -1,0 +1,45 @@
+#include "fill_unit/frame_allocator.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace mpgpu {
+
+FrameAllocator::FrameAllocator(uint64_t capacity_bytes, uint64_t page_bytes, const AddressMap& map)
+    : frames_(capacity_bytes / page_bytes), page_bytes_(page_bytes), map_(map), taken_(frames_) {}
+
+uint64_t FrameAllocator::modules_of(uint64_t frame) const {
+  // Every line of the frame, at the address map's finest granule (a line, or an interleave chunk).
+  const AddressMapParams& p = map_.params();
+  const uint64_t step = p.kind == AddressMapParams::Kind::interleave
+                            ? std::min<uint64_t>(p.interleave_bytes, p.line_bytes)
+                            : p.line_bytes;
+  uint64_t mask = 0;
+  const uint64_t all = p.partitions >= 64 ? ~uint64_t{0} : (uint64_t{1} << p.partitions) - 1;
+  for (uint64_t off = 0; off < page_bytes_ && mask != all; off += step)
+    mask |= uint64_t{1} << (map_.decode(frame * page_bytes_ + off).partition % 64);
+  return mask;
+}
+
+std::optional<uint64_t> FrameAllocator::allocate(uint64_t allowed) {
+  // Frames are never freed, so every frame of this colour below the cursor is taken.
+  uint64_t& cur = cursor_[allowed];
+  for (uint64_t f = cur; f < frames_; ++f) {
+    if (taken_.test(f) || (allowed != 0 && (modules_of(f) & ~allowed) != 0)) continue;
+    taken_.set(f);
+    cur = f + 1;
+    ++allocated_;
+    return f;
+  }
+  cur = frames_;
+  return std::nullopt;
+}
+
+std::vector<uint64_t> FrameAllocator::colours() const {
+  std::set<uint64_t> seen;
+  const uint64_t scan = std::min<uint64_t>(frames_, 4096);
+  for (uint64_t f = 0; f < scan; ++f) seen.insert(modules_of(f));
+  return {seen.begin(), seen.end()};
+}
+
+}  // namespace mpgpu
