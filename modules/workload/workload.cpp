@@ -150,6 +150,7 @@ class WorkloadReader {
         cmd.direction = c.opt_enum("direction", "h2d", {"h2d", "d2h"}) == "h2d"
                             ? Command::Direction::h2d
                             : Command::Direction::d2h;
+        cmd.addr = static_cast<uint64_t>(c.opt_int("va", 0, 0, (int64_t{1} << 47) - 1));  // makes it resident
         c.finish();
         out.push_back(cmd);
       } else if (item.has("loop")) {
