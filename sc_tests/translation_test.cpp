@@ -359,7 +359,10 @@ TEST(PipelineTranslation, StridedLoadMissesOncePerPage) {
   EXPECT_EQ(r.port.walks.size(), 32u);
   ASSERT_EQ(r.port.log.size(), 32u);
   std::set<uint64_t> pages, expected;
-  for (const MemAccess& a : r.port.log) pages.insert(a.addr >> 12), EXPECT_EQ(a.addr % 4096, 0u);
+  for (const MemAccess& a : r.port.log) {
+    pages.insert(a.addr >> 12);
+    EXPECT_EQ(a.addr % 4096, 0u);
+  }
   for (uint64_t i = 0; i < 32; ++i) expected.insert((0x10000000 >> 12) + i + FakePort::kFrameOffset);
   EXPECT_EQ(pages, expected);
 }
