@@ -9,6 +9,9 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   memory-bound >= 5 M warp instructions per CPU second).
 - quantum: the two warp-program cases at sim.quantum_cycles 1 and 100: CPU cost per warp
   instruction q1 / q100 (target <= 2x) and the simulated cycles of both.
+- translation: the two warp-program cases with address translation on (the platform's
+  fill_unit.translation: paged) and off (none): CPU cost per warp instruction of each and the
+  ratio on / off (target <= 1.25: TLB hits must be a fast path), with the simulated cycles.
 - scaling: the two cases at 20, 80 and 320 SMs with the grid scaled alike: ns per warp
   instruction and its ratio 320 / 20 SMs (target <= 1.25).
 - tb: the TB-level 8-process Parboil workload of scripts/tanasic_ch5.py under FCFS and under PPQ
@@ -18,7 +21,7 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   each with its wall time and peak memory (largest RSS of the run's processes).
 Ends with one JSON line.
 Usage: python3 scripts/bench_speed.py [--repeat N] [--platform FILE] [--large-mb MB] [--mpgpu PATH]
-                                      [--only cases,quantum,scaling,tb,large]
+                                      [--only cases,quantum,translation,scaling,tb,large]
 """
 import argparse
 import json
@@ -34,10 +37,12 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")  # --mpgpu replaces it
-SECTIONS = ("cases", "quantum", "scaling", "tb", "large")
+SECTIONS = ("cases", "quantum", "translation", "scaling", "tb", "large")
 TARGET_WIPS = {"compute_bound": 50e6, "memory_bound": 5e6}  # warp instructions per CPU second
 TARGET_QUANTUM_RATIO = 2.0   # CPU per warp instruction, quantum 1 / quantum 100
 TARGET_SCALING_RATIO = 1.25  # ns per warp instruction, 320 SMs / 20 SMs
+TARGET_TRANSLATION_RATIO = 1.25  # CPU per warp instruction, translation on / off
+TRANSLATION_KEY = "fill_unit.translation"  # paged | none
 QUANTUM_KEY = "sim.quantum_cycles"  # platforms/*.yaml: sim: {quantum_cycles: 100}
 SCALING_SMS = (20, 80, 320)
 TB_LABELS = ("fcfs", "ppq_ex_switch")  # tanasic_ch5.RUNS: FCFS, PPQ (exclusive) with context switch
@@ -186,6 +191,24 @@ def section_quantum(a, summary):
         summary[f"{name}_q1_over_q100"] = round(ratio, 2)
 
 
+def section_translation(a, summary):
+    print(f"\ntranslation on vs off (--set {TRANSLATION_KEY}=paged|none): CPU cost per warp instruction")
+    print(f"{'case':<15}{'cycles on':>11}{'cycles off':>12}{'ns/winstr on':>14}{'ns/winstr off':>15}{'on/off':>8}"
+          f"{'L1 TLB hit+merge':>18}  target")
+    for name, args in WARP_CASES:
+        res = {}
+        for mode in ("paged", "none"):
+            best = best_run(a.platform, args + ["--set", f"{TRANSLATION_KEY}={mode}"], a.repeat or 3)
+            res[mode] = (best["sim"]["cycles"], sim_seconds(best)[0] / best["warp_instructions"] * 1e9, best)
+        ratio = res["paged"][1] / res["none"][1]
+        l1 = res["paged"][2]["memory"]["translation"]["l1_tlb"]
+        hit = (l1["hits"] + l1["merged"]) / max(1, l1["accesses"])
+        print(f"{name:<15}{res['paged'][0]:>11}{res['none'][0]:>12}{res['paged'][1]:>14.1f}{res['none'][1]:>15.1f}"
+              f"{ratio:>7.2f}x{hit:>18.3f}  {target_note(ratio, TARGET_TRANSLATION_RATIO, 'x', at_least=False)}")
+        summary[f"{name}_cycles_translation_on"], summary[f"{name}_cycles_translation_off"] = res["paged"][0], res["none"][0]
+        summary[f"{name}_translation_on_over_off"] = round(ratio, 2)
+
+
 def section_scaling(a, summary):
     # The platform's memory system is kept at every SM count: gtx1080's XOR address hash is defined
     # for exactly its 8 memory modules, so L2 slices and DRAM channels do not scale by --set alone.
@@ -261,7 +284,8 @@ def main():
         sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh)")
     print(f"binary: {MPGPU}")
     summary = {}
-    for name, section in (("cases", section_cases), ("quantum", section_quantum), ("scaling", section_scaling),
+    for name, section in (("cases", section_cases), ("quantum", section_quantum),
+                          ("translation", section_translation), ("scaling", section_scaling),
                           ("tb", section_tb)):
         if name in only:
             section(a, summary)

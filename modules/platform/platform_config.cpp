@@ -79,11 +79,8 @@ void read_fill_unit(const ConfigNode& root, PlatformConfig& c) {
   FillUnitParams& f = c.fill_unit;
   f.translation = fu.req_enum("translation", {"paged", "none"}) == "paged";
   c.sm.translate = f.translation;
-  if (!f.translation) {
-    for (const char* key : {"page_bytes", "device_memory_bytes", "walkers", "fixed_walk_cycles", "l2_tlb", "fault"})
-      if (fu.has(key)) fu.req(key).fail("has no effect with translation: none (remove it, or set translation: paged)");
-    if (auto sm = root.opt("sm"); sm && sm->has("l1_tlb"))
-      sm->req("l1_tlb").fail("has no effect with fill_unit.translation: none");
+  // With `none` the other keys are still validated (one --set toggles translation), then unused.
+  if (!f.translation && !fu.has("page_bytes")) {  // a platform without translation keys
     fu.finish();
     return;
   }
@@ -101,7 +98,7 @@ void read_fill_unit(const ConfigNode& root, PlatformConfig& c) {
   f.fault.granularity_bytes = fault.opt_int("granularity_bytes", page, page, int64_t{1} << 40);
   if (!pow2(f.fault.granularity_bytes)) fault.req("granularity_bytes").fail("must be a power of two");
   fault.finish();
-  if (!root.req("sm").has("l1_tlb"))
+  if (f.translation && !root.req("sm").has("l1_tlb"))
     root.req("sm").fail("needs an l1_tlb section (entries, ways, latency_cycles, mshrs) with fill_unit.translation: paged");
   fu.finish();
 }
