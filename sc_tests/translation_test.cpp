@@ -211,10 +211,12 @@ struct FillRig {
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // end elaboration: sockets bound
   }
   // Translates (context, va) requested at cycle `at`; returns {status, physical address, done cycle}.
-  std::tuple<tlm::tlm_response_status, uint64_t, uint64_t> translate(uint32_t context, uint64_t va, uint64_t at) {
+  std::tuple<tlm::tlm_response_status, uint64_t, uint64_t> translate(uint32_t context, uint64_t va, uint64_t at,
+                                                                      uint64_t page_table_base = 0) {
     tlm::tlm_generic_payload gp;
     gpu_mem_ext ext;
     ext.context = context;
+    ext.page_table_base = page_table_base;
     ext.kind = AccessKind::page_walk;
     ext.vaddr = va;
     gp.set_address(va);
@@ -326,6 +328,16 @@ TEST(FillUnit, InvalidAddressIsAnAddressError) {
   const uint32_t c = r.mm.create_context(d);
   EXPECT_EQ(std::get<0>(r.translate(c, 0x50000000, 0)), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   EXPECT_EQ(r.fu->total().invalid_accesses, 1u);
+}
+
+// SPEC 2: a walk request carries the SM's context id and page-table base registers; a base that
+// is not the context's (a model error) is refused, the right one is walked.
+TEST(FillUnit, PageTableBaseRegisterMustMatchTheContext) {
+  FillRig r;
+  const uint32_t c0 = r.mm.create_context({}), c1 = r.mm.create_context({});
+  EXPECT_EQ(std::get<0>(r.translate(c0, 0x1000, 0, r.mm.page_table_base(c1))), tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(std::get<0>(r.translate(c0, 0x1000, 0, r.mm.page_table_base(c0))), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(r.mem->reads.at(0).first >> 12, r.mm.page_table_base(c0) >> 12);  // the walk starts at that root
 }
 
 // fixed_walk_cycles (SPEC 3's 500-cycle walk): no PTE reads, 10 + 500 cycles.

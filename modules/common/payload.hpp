@@ -20,6 +20,7 @@ struct gpu_mem_ext : tlm::tlm_extension<gpu_mem_ext> {
   uint32_t tb = 0;
   AccessKind kind = AccessKind::load;
   uint64_t vaddr = 0;
+  uint64_t page_table_base = 0;  // page walks: the SM's page-table base register (SPEC 2)
   bool page_fault = false;  // set by the fill unit; the SM reacts, nothing throws
 
   tlm_extension_base* clone() const override { return new gpu_mem_ext(*this); }

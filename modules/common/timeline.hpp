@@ -15,6 +15,7 @@ class Timeline {
   static constexpr int kProcessesPid = 1;
   static constexpr int kKernelsPid = 2;
   static constexpr int kHostLinkPid = 3;
+  static constexpr int kFillUnitPid = 4;  // walks per walker, faults per context
   static int sm_pid(int sm) { return 100 + sm; }
 
   explicit Timeline(const std::string& path);  // empty path: disabled

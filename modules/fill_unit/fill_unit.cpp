@@ -36,10 +36,17 @@ nlohmann::json TranslationStats::to_json() const {
           {"invalid_accesses", invalid_accesses}};
 }
 
-FillUnit::FillUnit(sc_core::sc_module_name name, const FillUnitParams& p, ClockDomain clock, MemoryManager& memory)
+FillUnit::FillUnit(sc_core::sc_module_name name, const FillUnitParams& p, ClockDomain clock, MemoryManager& memory,
+                   Timeline* timeline)
     : sc_module(name), walk_in("walk_in"), mem_out("mem_out"), p_(p), clock_(clock), memory_(memory),
-      l2_tlb_(p.l2_tlb), walker_free_(p.walkers, 0) {
+      timeline_(timeline && timeline->enabled() ? timeline : nullptr), l2_tlb_(p.l2_tlb), walker_free_(p.walkers, 0) {
   walk_in.register_b_transport(this, &FillUnit::b_transport);
+  if (timeline_) timeline_->name_group(Timeline::kFillUnitPid, "Fill unit (walks per walker, faults per context)");
+}
+
+void FillUnit::trace(int tid, const std::string& name, uint64_t begin, uint64_t end) {
+  const double ns = clock_.period_ps() / 1e3;
+  timeline_->span(Timeline::kFillUnitPid, tid, name, "translation", double(begin) * ns, double(end) * ns);
 }
 
 TranslationStats& FillUnit::at(uint32_t context) {
@@ -86,6 +93,7 @@ uint64_t FillUnit::walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk
     for (uint32_t i = 0; i < result.reads; ++i) end = read_pte(result.pte_address[i], context, end);
   }
   if (!replay) *w = end;
+  if (timeline_) trace(replay ? int(p_.walkers) : int(w - walker_free_.begin()), replay ? "replayed walk" : "walk", begin, end);
   TranslationStats& s = at(context);
   ++s.walks;
   s.pte_reads += result.reads;
@@ -103,6 +111,10 @@ void FillUnit::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time now = sc_core::sc_time_stamp();
   const uint64_t c0 = clock_.to_cycles_ceil(now + delay);
   TranslationStats& s = at(context);
+  if (ext && ext->page_table_base && ext->page_table_base != memory_.page_table_base(context)) {
+    gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);  // the SM's registers disagree with the driver
+    return;
+  }
   ++s.l2_tlb_accesses;
   const Tlb::Lookup lk = l2_tlb_.lookup(context, vpn, c0);
   uint64_t done = lk.ready, frame = lk.frame;
@@ -129,6 +141,8 @@ void FillUnit::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
         (host ? s.migrated_bytes : s.allocated_bytes) += mapped;
         const uint64_t fault_start = done;
         done = walk(context, vpn, resident, pw, true);
+        if (timeline_)
+          trace(10000 + int(context), fmt::format("{} fault ctx {}", host ? "migrate" : "allocate", context), fault_start, resident);
         const double ns = (done - fault_start) * clock_.period_ps() / 1e3;
         s.fault_ns += ns, s.fault_ns_max = std::max(s.fault_ns_max, ns);
       }

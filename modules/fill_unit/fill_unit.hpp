@@ -20,6 +20,7 @@
 
 #include "common/clock.hpp"
 #include "common/payload.hpp"
+#include "common/timeline.hpp"
 #include "common/tlb.hpp"
 #include "fill_unit/memory_manager.hpp"
 
@@ -58,7 +59,8 @@ class FillUnit : public sc_core::sc_module {
   tlm_utils::multi_passthrough_target_socket<FillUnit> walk_in;  // from every SM
   tlm_utils::simple_initiator_socket<FillUnit> mem_out;          // PTE reads, to the crossbar
 
-  FillUnit(sc_core::sc_module_name name, const FillUnitParams& p, ClockDomain clock, MemoryManager& memory);
+  FillUnit(sc_core::sc_module_name name, const FillUnitParams& p, ClockDomain clock, MemoryManager& memory,
+           Timeline* timeline = nullptr);
 
   uint64_t walks() const { return total().walks; }
   const Tlb& l2_tlb() const { return l2_tlb_; }
@@ -80,8 +82,10 @@ class FillUnit : public sc_core::sc_module {
   FillUnitParams p_;
   ClockDomain clock_;
   MemoryManager& memory_;
+  Timeline* timeline_;
   Tlb l2_tlb_;
   std::vector<uint64_t> walker_free_;  // cycle each walker is free from
+  void trace(int tid, const std::string& name, uint64_t begin, uint64_t end);
   // Faults being resolved, by (context, fault block): the cycle the block is resident.
   std::unordered_map<uint64_t, uint64_t> resolving_;
   std::vector<TranslationStats> stats_;

@@ -102,6 +102,7 @@ void Host::stream_thread(uint32_t slot, uint32_t stream, uint32_t rep, uint32_t 
       k.process = slot;
       k.process_index = procs_[slot].index;
       k.context = slot;
+      k.page_table_base = slot < page_table_bases.size() ? page_table_bases[slot] : 0;
       k.priority = pd.priority;
       k.seed = w_.seed;
       k.submit_ns = to_ns(sc_core::sc_time_stamp());

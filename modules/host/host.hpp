@@ -69,6 +69,8 @@ class Host : public sc_core::sc_module {
   bool all_done() const;  // every process completed its `repeat` runs
   // Called for each host-to-device copy with a known device address (copies_fill_l2).
   std::function<void(uint32_t context, uint64_t addr, uint64_t bytes)> on_copy_to_device;
+  // The driver's page-table base per context (= process slot), given to every launch (SPEC 2).
+  std::vector<uint64_t> page_table_bases;
   bool stopped_by_replay() const { return replay_stop_; }
   // Kernel launches the selected processes make (one run each, or `repeat` runs).
   static uint64_t planned_tbs(const WorkloadDesc& w, const std::vector<uint32_t>& selected);

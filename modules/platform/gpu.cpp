@@ -20,9 +20,11 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
       memory_(std::make_unique<MemoryManager>(cfg.fill_unit.paging, map_)),
       ctx_{cfg, w, selected, timeline, map_, Host::planned_tbs(w, selected), progress, memory_.get()} {
   // The driver creates a context per process, in the host's slot order (context id = slot).
+  std::vector<uint64_t> bases;
   if (cfg.fill_unit.translation)
-    for (uint32_t p : selected) memory_->create_context(w.processes[p].address_space);
+    for (uint32_t p : selected) bases.push_back(memory_->page_table_base(memory_->create_context(w.processes[p].address_space)));
   host_ = make<Host>(ModuleRole::host, cfg.host_kind, "host", 0);
+  host_->page_table_bases = bases;
   bs_ = make<BlockScheduler>(ModuleRole::block_scheduler, cfg.block_scheduler_kind, "block_scheduler", 0);
   xbar_ = make<Crossbar>(ModuleRole::crossbar, cfg.crossbar_kind, "crossbar", 0);
   fill_ = make<FillUnit>(ModuleRole::fill_unit, cfg.fill_unit_kind, "fill_unit", 0);

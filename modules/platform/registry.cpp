@@ -53,7 +53,7 @@ ModuleRegistry make_builtin() {
     return new MemoryController(n.c_str(), c.cfg.dram, ClockDomain(c.cfg.clocks.dram), c.address_map);
   });
   r.add(R::fill_unit, "fill_unit", [](const std::string& n, uint32_t, ElabContext& c) {
-    return new FillUnit(n.c_str(), c.cfg.fill_unit, ClockDomain(c.cfg.clocks.core), *c.memory);
+    return new FillUnit(n.c_str(), c.cfg.fill_unit, ClockDomain(c.cfg.clocks.core), *c.memory, c.timeline);
   });
   return r;
 }

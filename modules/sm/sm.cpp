@@ -197,6 +197,7 @@ Translation Sm::translate(const MemAccess& a) {
   ext.tb = a.tb;
   ext.kind = AccessKind::page_walk;
   ext.vaddr = a.addr;
+  ext.page_table_base = a.launch->page_table_base;
   tlm::tlm_generic_payload& gp = walk_gp_;
   gp.set_command(tlm::TLM_READ_COMMAND);
   gp.set_address(a.addr);
@@ -215,8 +216,9 @@ Translation Sm::translate(const MemAccess& a) {
   if (!t.ok) {
     if (on_abort)
       on_abort({a.launch, id_, a.tb, a.warp, a.addr,
-                gp.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE
-                    ? "access outside every allocation of the process"
+                gp.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "access outside every allocation of the process"
+                : gp.get_response_status() == tlm::TLM_COMMAND_ERROR_RESPONSE
+                    ? "the page-table base register does not match the context table (model error)"
                     : "page fault the driver could not serve: device memory exhausted",
                 to_ns(now + delay)});
     return t;

@@ -68,6 +68,7 @@ struct KernelLaunch {
   uint32_t process = 0;        // slot among the processes of this run
   uint32_t process_index = 0;  // index in the workload (stable across isolated runs)
   uint32_t context = 0;
+  uint64_t page_table_base = 0;  // SPEC 2: loaded into the SM's page-table base register with the context id
   uint32_t priority = 0;
   uint64_t seed = 0;
   // Times in ns, filled as the launch progresses.
