@@ -513,3 +513,27 @@ TEST(TranslationRun, BadAllocationsAndPageSizesAreRejected) {
   plat.replace(plat.find("page_bytes: 4096"), 16, "page_bytes: 5000");
   expect_rejected(d.write("p.yaml", plat), d.write("ok.yaml", w), "must be a power of two");
 }
+
+// A trace kernel (the vectoradd sample: its three arrays share the page at 0x7f2b2d500000) in a
+// process whose 64 KB allocation is host-owned: a host-to-device copy into it makes that page
+// resident (no fault); without the copy the first touch faults and migrates the 64 KB block.
+TEST(TranslationRun, CopiesMakeHostPagesResident) {
+  TempDir d;
+  const std::string trace = source_path("../shared/traces/vectoradd-100-32/kernel-1.traceg");
+  auto workload = [&](bool copy) {
+    return std::string("name: t\npolicy: fcfs\nkernels:\n  vecadd: {trace: ") + trace +
+           "}\nprocesses:\n  - name: p\n    memory:\n      allocations:\n"
+           "        - {name: heap, va: 0x7f2b2d500000, bytes: 65536, placement: host}\n    launches:\n" +
+           (copy ? "      - {copy: {bytes: 1200, va: 0x7f2b2d500000}}\n" : "") + "      - {kernel: vecadd}\n";
+  };
+  for (bool copy : {true, false}) {
+    const auto wl = d.write(copy ? "c.yaml" : "n.yaml", workload(copy));
+    const auto out = d.path / (copy ? "c" : "n");
+    const auto r = run_mpgpu("run --platform " + gtx1080() + " --workload " + wl + " --out " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const json t = json::parse(std::ifstream(out / "stats.json"))["processes"][0]["translation"];
+    EXPECT_EQ(t["faults"]["host"], copy ? 0 : 1) << copy;
+    EXPECT_EQ(t["copied_bytes"], copy ? 4096 : 0);
+    EXPECT_EQ(t["migrated_bytes"], copy ? 0 : 65536);
+  }
+}

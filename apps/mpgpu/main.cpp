@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "fill_unit/frame_allocator.hpp"
 #include "platform/extension_report.hpp"
 #include "platform/platform_config.hpp"
 #include "platform/simulation.hpp"
@@ -58,6 +59,22 @@ int cmd_validate(const Args& a) {
   fmt::print("{}: platform '{}' is valid: {} SMs at {} MHz, {} L2 slices, {} memory channels, {:.1f} GB/s\n",
              a.platform, cfg.name, cfg.sm.count, cfg.clocks.core, cfg.l2.slices, cfg.dram.channels,
              cfg.dram_peak_gbps());
+  if (cfg.fill_unit.translation) {
+    const AddressMap map(cfg.address_map);
+    const FrameAllocator frames(cfg.fill_unit.paging.device_memory_bytes, cfg.fill_unit.paging.page_bytes, map);
+    const auto colours = frames.colours();
+    std::string list;
+    for (uint64_t c : colours) {
+      std::string mods;
+      for (int m = 0; m < 64; ++m)
+        if (c >> m & 1) mods += (mods.empty() ? "" : ",") + std::to_string(m);
+      list += (list.empty() ? "" : " ") + ("{" + mods + "}");
+    }
+    fmt::print("translation: paged, {} B pages, {} MiB device memory, {} page colour(s) (memory modules per page): {}\n",
+               cfg.fill_unit.paging.page_bytes, cfg.fill_unit.paging.device_memory_bytes >> 20, colours.size(), list);
+  } else {
+    fmt::print("translation: none (addresses are physical)\n");
+  }
   if (!a.workload.empty() || !a.trace.empty()) {
     WorkloadDesc w = load_run_workload(a);
     resolve_workload(cfg, w);

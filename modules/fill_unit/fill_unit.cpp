@@ -16,6 +16,7 @@ TranslationStats& TranslationStats::operator+=(const TranslationStats& o) {
   fault_ns += o.fault_ns, fault_ns_max = std::max(fault_ns_max, o.fault_ns_max);
   migrated_bytes += o.migrated_bytes, allocated_bytes += o.allocated_bytes, copied_bytes += o.copied_bytes;
   invalid_accesses += o.invalid_accesses;
+  aborted_kernels += o.aborted_kernels;
   return *this;
 }
 
@@ -33,7 +34,8 @@ nlohmann::json TranslationStats::to_json() const {
           {"migrated_bytes", migrated_bytes},
           {"allocated_bytes", allocated_bytes},
           {"copied_bytes", copied_bytes},
-          {"invalid_accesses", invalid_accesses}};
+          {"invalid_accesses", invalid_accesses},
+          {"aborted_kernels", aborted_kernels}};
 }
 
 FillUnit::FillUnit(sc_core::sc_module_name name, const FillUnitParams& p, ClockDomain clock, MemoryManager& memory,
@@ -80,7 +82,8 @@ uint64_t FillUnit::read_pte(uint64_t addr, uint32_t context, uint64_t at) {
   return std::max(at + 1, clock_.to_cycles_ceil(now + delay));
 }
 
-uint64_t FillUnit::walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk& result, bool replay) {
+uint64_t FillUnit::walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk& result, bool replay,
+                        TranslationStats& s) {
   // A replay (after a fault) is booked far ahead of the walks now; it holds no walker, so the
   // walkers' single free-from cycle stays exact for the walks in time order.
   auto w = std::min_element(walker_free_.begin(), walker_free_.end());
@@ -94,7 +97,6 @@ uint64_t FillUnit::walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk
   }
   if (!replay) *w = end;
   if (timeline_) trace(replay ? int(p_.walkers) : int(w - walker_free_.begin()), replay ? "replayed walk" : "walk", begin, end);
-  TranslationStats& s = at(context);
   ++s.walks;
   s.pte_reads += result.reads;
   s.walk_cycles += end - begin;
@@ -103,6 +105,17 @@ uint64_t FillUnit::walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk
 }
 
 void FillUnit::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
+  // One request's counts, added to its context's and its SM's records.
+  const auto* e = gp.get_extension<gpu_mem_ext>();
+  TranslationStats s;
+  serve(gp, delay, s);
+  const uint32_t sm = e ? e->sm : 0;
+  if (sm >= by_sm_.size()) by_sm_.resize(sm + 1);
+  at(e ? e->context : 0) += s;
+  by_sm_[sm] += s;
+}
+
+void FillUnit::serve(tlm::tlm_generic_payload& gp, sc_time& delay, TranslationStats& s) {
   auto* ext = gp.get_extension<gpu_mem_ext>();
   const uint32_t context = ext ? ext->context : 0;
   const uint64_t vaddr = ext ? ext->vaddr : gp.get_address();
@@ -110,7 +123,6 @@ void FillUnit::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint64_t vpn = vaddr >> shift;
   const sc_time now = sc_core::sc_time_stamp();
   const uint64_t c0 = clock_.to_cycles_ceil(now + delay);
-  TranslationStats& s = at(context);
   if (ext && ext->page_table_base && ext->page_table_base != memory_.page_table_base(context)) {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);  // the SM's registers disagree with the driver
     return;
@@ -126,7 +138,7 @@ void FillUnit::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
     ++s.l2_tlb_misses;
     const uint64_t send = l2_tlb_.mshr_free_at(lk.ready);
     PageWalk pw;
-    done = walk(context, vpn, send, pw, false);
+    done = walk(context, vpn, send, pw, false, s);
     const uint64_t block = uint64_t{context} << 48 | (vaddr / std::max<uint64_t>(p_.fault.granularity_bytes, memory_.page_bytes()));
     if (pw.leaf == PageWalk::Leaf::not_resident_host || pw.leaf == PageWalk::Leaf::not_resident_lazy) {
       // Stall on fault: the CPU handles it while the request waits, then the walk is replayed.
@@ -140,7 +152,7 @@ void FillUnit::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
         (host ? s.faults_host : s.faults_lazy) += 1;
         (host ? s.migrated_bytes : s.allocated_bytes) += mapped;
         const uint64_t fault_start = done;
-        done = walk(context, vpn, resident, pw, true);
+        done = walk(context, vpn, resident, pw, true, s);
         if (timeline_)
           trace(10000 + int(context), fmt::format("{} fault ctx {}", host ? "migrate" : "allocate", context), fault_start, resident);
         const double ns = (done - fault_start) * clock_.period_ps() / 1e3;
@@ -151,7 +163,7 @@ void FillUnit::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
       const auto r = resolving_.find(block);
       if (r != resolving_.end() && r->second > done) {
         ++s.faults_batched;
-        done = walk(context, vpn, r->second, pw, true);
+        done = walk(context, vpn, r->second, pw, true, s);
       }
     }
     if (pw.leaf != PageWalk::Leaf::present) {

@@ -50,6 +50,7 @@ struct TranslationStats {
   double fault_ns = 0, fault_ns_max = 0;                         // from the fault to the replayed walk's end
   uint64_t migrated_bytes = 0, allocated_bytes = 0, copied_bytes = 0;
   uint64_t invalid_accesses = 0;
+  uint64_t aborted_kernels = 0;
   TranslationStats& operator+=(const TranslationStats& o);
   nlohmann::json to_json() const;
 };
@@ -65,16 +66,19 @@ class FillUnit : public sc_core::sc_module {
   uint64_t walks() const { return total().walks; }
   const Tlb& l2_tlb() const { return l2_tlb_; }
   const std::vector<TranslationStats>& stats() const { return stats_; }  // by context
+  const std::vector<TranslationStats>& stats_by_sm() const { return by_sm_; }  // by requesting SM
   TranslationStats total() const;
   const FillUnitParams& params() const { return p_; }
   // A host-to-device copy made [va, va + bytes) resident (counted as copied, not migrated).
   void copied(uint32_t context, uint64_t bytes) { at(context).copied_bytes += bytes; }
+  void aborted(uint32_t context) { ++at(context).aborted_kernels; }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void serve(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, TranslationStats& s);
   // One walk from cycle `start` on the first free walker (a replay after a fault: on none);
   // returns when it ends.
-  uint64_t walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk& result, bool replay);
+  uint64_t walk(uint32_t context, uint64_t vpn, uint64_t start, PageWalk& result, bool replay, TranslationStats& s);
   // Reads 8 B at `addr` through the memory path from cycle `at`; returns when the PTE is back.
   uint64_t read_pte(uint64_t addr, uint32_t context, uint64_t at);
   TranslationStats& at(uint32_t context);
@@ -89,6 +93,7 @@ class FillUnit : public sc_core::sc_module {
   // Faults being resolved, by (context, fault block): the cycle the block is resident.
   std::unordered_map<uint64_t, uint64_t> resolving_;
   std::vector<TranslationStats> stats_;
+  std::vector<TranslationStats> by_sm_;
   tlm::tlm_generic_payload pte_gp_;
 };
 

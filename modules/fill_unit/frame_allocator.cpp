@@ -16,6 +16,7 @@ uint64_t FrameAllocator::modules_of(uint64_t frame) const {
                             : p.line_bytes;
   uint64_t mask = 0;
   const uint64_t all = p.partitions >= 64 ? ~uint64_t{0} : (uint64_t{1} << p.partitions) - 1;
+  if (p.partitions > 64) return all;  // module sets are 64-bit masks: one colour beyond 64 modules
   for (uint64_t off = 0; off < page_bytes_ && mask != all; off += step)
     mask |= uint64_t{1} << (map_.decode(frame * page_bytes_ + off).partition % 64);
   return mask;

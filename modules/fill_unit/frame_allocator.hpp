@@ -3,7 +3,8 @@
 // platform's page size; a frame's colour is the set of memory modules (L2 slice + memory
 // controller) its lines map to under the platform's address map. One free list per colour: an
 // unconstrained request takes the lowest free frame, a constrained one the lowest free frame
-// whose modules all lie in the allowed set. Frames are never freed (a run's processes keep their
+// whose modules all lie in the allowed set (at most 64 modules: a platform with more has a
+// single colour). Frames are never freed (a run's processes keep their
 // memory until the end).
 #include <boost/dynamic_bitset.hpp>
 

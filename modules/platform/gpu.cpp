@@ -41,6 +41,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
     sm->on_abort = [this](const KernelAbort& a) {
       if (abort_) return;  // the first one stops the run
       abort_ = a;
+      fill_->aborted(a.launch->context);
       sc_core::sc_stop();
     };
   }

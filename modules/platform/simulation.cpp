@@ -221,6 +221,10 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     pj["ipc"] = cycles > 0 ? sm->pipeline().stats().warp_instructions / cycles : 0.0;
     pj["l1_mshr_occupancy"] = cycles > 0 ? sm->pipeline().l1d().mshr_busy_cycles() / cycles : 0.0;
     pj["l1_mshr_full_waits"] = sm->pipeline().l1d().mshr_full_waits();
+    if (cfg.fill_unit.translation) {  // the fill unit's work for this SM's L1 TLB misses
+      const auto& by_sm = gpu.fill_unit().stats_by_sm();
+      pj["translation"] = sm->id() < by_sm.size() ? by_sm[sm->id()].to_json() : TranslationStats{}.to_json();
+    }
     sms.push_back({{"id", sm->id()}, {"tbs", sm->stats().tbs_done}, {"busy_ns", to_ns(sm->stats().busy)}, {"peak_resident_tbs", sm->stats().peak_resident},
                    {"utilization", end > sc_core::SC_ZERO_TIME ? sm->stats().busy / end : 0.0}, {"pipeline", pj}});
   }
