@@ -25,19 +25,41 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
                                ClockDomain clock, const SchedulingSetup& setup, uint64_t total_tbs,
                                bool show_progress)
     : sc_module(name), launch_in("launch_in"), host_out("host_out"), sm_out("sm_out"), sm_in("sm_in"), p_(p),
-      sm_(sm), clock_(clock), setup_(setup), left_over_(sm.count), refused_(sm.count, kNone),
+      sm_(sm), clock_(clock), setup_(setup), refused_(sm.count, kNone),
       preempt_started_(sm.count, -1), total_tbs_(total_tbs), progress_("simulating", show_progress) {
   if (setup.policy != "fcfs")
     driver_ = std::make_unique<SmDriver>(extension_params(sm, p), setup.mechanism,
                                          make_policy(setup.policy, setup.dss_budgets));
   launch_in.register_b_transport(this, &BlockScheduler::launch_b_transport);
   sm_in.register_b_transport(this, &BlockScheduler::sm_b_transport);
+  std::vector<bool> claimed(sm.count, false);
+  for (const auto& part : setup.partitions) {
+    std::vector<uint32_t> sms = part.sms;
+    if (sms.empty())
+      for (uint32_t i = 0; i < sm.count; ++i) sms.push_back(i);
+    for (uint32_t i : sms) claimed.at(i) = true;
+    left_over_.emplace_back(sms);
+    thread_cap_.push_back(static_cast<uint32_t>(part.thread_limit * sm.max_threads));
+  }
+  std::vector<uint32_t> rest;
+  for (uint32_t i = 0; i < sm.count; ++i)
+    if (!claimed[i]) rest.push_back(i);
+  left_over_.emplace_back(rest);
+  thread_cap_.push_back(sm.max_threads);
+  part_threads_.assign(left_over_.size(), std::vector<uint32_t>(sm.count, 0));
   SC_THREAD(run);
 }
 
+uint32_t BlockScheduler::partition_of(const KernelLaunch& k) const {
+  const auto& pp = setup_.process_partition;
+  const int32_t p = k.process_index < pp.size() ? pp[k.process_index] : -1;
+  return p < 0 ? static_cast<uint32_t>(left_over_.size() - 1) : static_cast<uint32_t>(p);
+}
+
 size_t BlockScheduler::kernels_waiting() const {
-  return arrivals_.size() + (driver_ ? driver_->waiting_launches() + driver_->active().order().size()
-                                     : left_over_.waiting_kernels());
+  size_t fcfs = 0;
+  for (const auto& lo : left_over_) fcfs += lo.waiting_kernels();
+  return arrivals_.size() + (driver_ ? driver_->waiting_launches() + driver_->active().order().size() : fcfs);
 }
 
 void BlockScheduler::launch_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
@@ -81,6 +103,8 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     ++tbs_done_;
     progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, std::max(total_tbs_, tbs_done_));
     ++k->tbs_done;
+    if (const uint32_t part = partition_of(*k); thread_cap_[part] < sm_.max_threads)
+      part_threads_[part][c->sm] -= k->kernel->threads_per_tb;
     const bool complete = driver_ ? driver_->tb_finished(c->sm, k->id) : k->tbs_done == k->kernel->grid;
     if (complete) kernel_finished(k, c->end);
   } else {
@@ -96,6 +120,11 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   if (refused_[sm] == launch_id) return false;
   KernelLaunch* k = active_.at(launch_id);
   const KernelDesc& kd = *k->kernel;
+  const uint32_t part = partition_of(*k);
+  // MPS-style share: the partition's resident threads on this SM stay within its limit (partitions
+  // run under fcfs only, so no TB leaves an SM by preemption).
+  const bool capped = thread_cap_[part] < sm_.max_threads;
+  if (capped && part_threads_[part][sm] + kd.threads_per_tb > thread_cap_[part]) return false;
   TbDispatch d{k, tb, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb},
                shared_mem_config_for(sm_, kd.shared_mem_per_tb), restore};
   gpu_ctrl_ext ext;
@@ -111,6 +140,7 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
     return false;
   }
   if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset_);
+  if (capped) part_threads_[part][sm] += kd.threads_per_tb;
   offset_ += clock_.cycles(p_.tb_dispatch_cycles);
   ++tbs_issued_;
   return true;
@@ -162,7 +192,7 @@ void BlockScheduler::run() {
         dk.tbs_per_sm = compute_occupancy(sm_, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb}).tbs_per_sm;
         driver_->launch(dk);
       } else {
-        left_over_.arrive(k->id, k->kernel->grid);
+        left_over_[partition_of(*k)].arrive(k->id, k->kernel->grid);
       }
     }
     dirty_ = false;
@@ -171,9 +201,10 @@ void BlockScheduler::run() {
       driver_->step(*this);
     else
       // The refusal check first, inline: Left-Over asks every SM on each pass, and most are full.
-      left_over_.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) {
-        return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
-      });
+      for (auto& lo : left_over_)
+        lo.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) {
+          return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
+        });
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
       wait(offset_);
       continue;

@@ -35,6 +35,14 @@ struct SchedulingSetup {
   std::string policy = "fcfs";
   Mechanism mechanism = Mechanism::context_switch;
   std::vector<int32_t> dss_budgets;  // per process; -1: equal sharing
+  // SPEC 6 partitions (policy fcfs): each schedules its kernels with its own Left-Over FCFS over
+  // its SMs; processes outside every partition use the SMs no partition lists.
+  struct Partition {
+    std::vector<uint32_t> sms;  // empty: every SM
+    double thread_limit = 1.0;  // share of an SM's threads the partition's TBs may hold together
+  };
+  std::vector<Partition> partitions;
+  std::vector<int32_t> process_partition;  // by workload process index; -1: none
 };
 
 // The platform parameters the scheduling-framework tables are sized from (one place for the
@@ -81,7 +89,11 @@ class BlockScheduler : public sc_core::sc_module, private DriverPort {
   const SmParams& sm_;
   ClockDomain clock_;
   SchedulingSetup setup_;
-  LeftOverFcfs left_over_;
+  // Left-Over FCFS per partition (the last: processes outside every partition).
+  std::vector<LeftOverFcfs> left_over_;
+  std::vector<uint32_t> thread_cap_;                  // per partition: threads per SM (max_threads: none)
+  std::vector<std::vector<uint32_t>> part_threads_;   // [partition][sm] resident threads
+  uint32_t partition_of(const KernelLaunch& k) const;
   std::unique_ptr<SmDriver> driver_;
   std::multimap<sc_core::sc_time, KernelLaunch*> arrivals_;
   std::unordered_map<uint32_t, KernelLaunch*> active_;  // launch id -> launch

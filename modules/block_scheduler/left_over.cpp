@@ -4,13 +4,14 @@ namespace mpgpu {
 
 uint32_t LeftOverFcfs::schedule(const TryDispatch& try_dispatch) {
   uint32_t issued = 0;
+  if (num_sms_ == 0) return 0;
   while (!queue_.empty()) {
     PendingKernel& k = queue_.front();
     bool progress = true;
     while (k.next_tb < k.grid && progress) {
       progress = false;
       for (uint32_t i = 0; i < num_sms_ && k.next_tb < k.grid; ++i) {
-        const uint32_t sm = (next_sm_ + i) % num_sms_;
+        const uint32_t sm = sms_[(next_sm_ + i) % num_sms_];
         if (try_dispatch(sm, k.id, k.next_tb)) {
           ++k.next_tb;
           ++issued;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <vector>
 
 namespace mpgpu {
 
@@ -16,7 +17,11 @@ struct PendingKernel {
 
 class LeftOverFcfs {
  public:
-  explicit LeftOverFcfs(uint32_t num_sms) : num_sms_(num_sms) {}
+  explicit LeftOverFcfs(uint32_t num_sms) : num_sms_(num_sms) {
+    for (uint32_t i = 0; i < num_sms; ++i) sms_.push_back(i);
+  }
+  // Over a subset of the SMs (a compute partition), in the given order.
+  explicit LeftOverFcfs(std::vector<uint32_t> sms) : num_sms_(static_cast<uint32_t>(sms.size())), sms_(std::move(sms)) {}
   // Try to place TB `tb` of kernel `id` on SM `sm`; true if the SM took it.
   using TryDispatch = std::function<bool(uint32_t sm, uint32_t id, uint32_t tb)>;
 
@@ -28,6 +33,7 @@ class LeftOverFcfs {
 
  private:
   uint32_t num_sms_;
+  std::vector<uint32_t> sms_;
   uint32_t next_sm_ = 0;  // round-robin start, as hardware keeps it across calls
   std::deque<PendingKernel> queue_;  // kernels with TBs still to issue, in arrival order
 };

@@ -75,7 +75,7 @@ void DramChannel::forget_old() {
     while (b.windows.size() > 1 && b.windows.front().pre <= floor_) b.windows.pop_front();
 }
 
-DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, bool is_write, uint32_t bytes) {
+DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, bool is_write, uint32_t bytes, uint32_t owner) {
   if (bank >= banks_.size())
     throw std::out_of_range("DRAM bank " + std::to_string(bank) + " of " + std::to_string(banks_.size()));
   const uint32_t index = uint32_t(served_++);
@@ -116,6 +116,7 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
     if (!bk.windows.empty()) {  // open page: the last window is the open row
       RowWindow& open = bk.windows.back();
       out.outcome = RowOutcome::conflict;
+      out.displaced_owner = open.owner;
       const uint64_t pre = fit_command(std::max(lower, open.pre_ready), 0, nullptr);
       command_bus_.book(pre, 1);
       open.pre = pre;
@@ -126,7 +127,7 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
     command_bus_.book(act, 1);
     act_spacing_.book(act, t.RRD);
     log(act, DramCommandKind::activate, bank, row, index);
-    bk.windows.push_back({row, act, kOpen, act + t.RAS});
+    bk.windows.push_back({row, act, kOpen, act + t.RAS, owner});
     cas = fit_columns(std::max(lower, act + t.RCD), kOpen, bursts, is_write);
     book_columns(cas, bk, bk.windows.back(), index, is_write);
   }

@@ -61,13 +61,15 @@ struct DramAccess {
   bool row_hit;
   RowOutcome outcome;
   bool reordered;       // a row hit served ahead of an already-booked PRE of its bank
+  uint32_t displaced_owner;  // conflict: the context whose open row was closed
 };
 
 class DramChannel {
  public:
   explicit DramChannel(const DramParams& p, bool reorder_row_hits = true, uint64_t horizon = 1u << 16);
 
-  DramAccess serve(uint64_t arrival, uint32_t bank, uint64_t row, bool is_write, uint32_t bytes);
+  // `owner`: the context of the request (recorded with the row it opens).
+  DramAccess serve(uint64_t arrival, uint32_t bank, uint64_t row, bool is_write, uint32_t bytes, uint32_t owner = 0);
   DramAccess serve(const DramRequest& r) { return serve(r.arrival, r.bank, r.row, r.is_write, r.bytes); }
 
   uint64_t reads() const { return reads_; }
@@ -90,6 +92,7 @@ class DramChannel {
     uint64_t row, act;
     uint64_t pre = kOpen;     // booked PRE, kOpen while the row stays open
     uint64_t pre_ready;       // earliest PRE allowed by tRAS and the booked column commands
+    uint32_t owner = 0;       // context whose request opened it
   };
   struct Bank {
     std::deque<RowWindow> windows;  // oldest first; the last one may be open

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/payload.hpp"
+
 namespace mpgpu {
 
 using sc_core::sc_time;
@@ -26,7 +28,11 @@ void MemoryController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& d
                                ? first_cycle_at_or_after(now + delay + ClockDomain(p_.latency_clock_mhz).cycles(p_.latency_cycles))
                                : first_cycle_at_or_after(now + delay) + p_.latency_cycles;
   const uint32_t bytes = std::max(1u, gp.get_data_length());
-  const DramAccess a = channel_.serve(arrival, where.bank, where.row, gp.is_write(), bytes);
+  const auto* ext = gp.get_extension<gpu_mem_ext>();
+  const uint32_t context = ext ? ext->context : 0;
+  const DramAccess a = channel_.serve(arrival, where.bank, where.row, gp.is_write(), bytes, context);
+  by_context_.add_bytes(context, bytes);
+  if (a.outcome == RowOutcome::conflict) by_context_.displaced(context, a.displaced_owner);
   delay = clock_.cycles(double(a.completion)) - now;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -16,6 +16,7 @@
 
 #include "common/address_map.hpp"
 #include "common/clock.hpp"
+#include "common/context_counters.hpp"
 #include "dram/dram_channel.hpp"
 #include "dram/dram_timing.hpp"
 
@@ -45,6 +46,8 @@ class MemoryController : public sc_core::sc_module {
     return {clock_.cycles(double(channel_.bus_free_at())), clock_.cycles(double(channel_.bus_busy_cycles()))};
   }
   const DramChannel& channel() const { return channel_; }
+  // Bytes per context, and open rows of one context closed by another's request (SPEC 6).
+  const ContextCounters& by_context() const { return by_context_; }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -54,6 +57,7 @@ class MemoryController : public sc_core::sc_module {
   ClockDomain clock_;
   AddressMap map_;
   DramChannel channel_;
+  ContextCounters by_context_;
 };
 
 }  // namespace mpgpu

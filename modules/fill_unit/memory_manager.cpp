@@ -20,14 +20,15 @@ MemoryManager::MemoryManager(const PagingParams& p, const AddressMap& map)
       levels_((kVirtualAddressBits - page_shift_ + kIndexBits - 1) / kIndexBits),
       frames_(p.device_memory_bytes, p.page_bytes, map) {}
 
-uint64_t MemoryManager::new_node() {
-  if (nodes_left_ == 0) {
-    const auto f = frames_.allocate();
+uint64_t MemoryManager::new_node(Context& c) {
+  // A context's page table lives in frames of its own colours: its walks stay in its modules.
+  if (c.nodes_left == 0) {
+    const auto f = frames_.allocate(c.desc.allowed_modules);
     if (!f) throw OutOfDeviceMemory{};
-    node_frame_ = *f * p_.page_bytes;
-    nodes_left_ = p_.page_bytes / kNodeBytes;
+    c.node_frame = *f * p_.page_bytes;
+    c.nodes_left = p_.page_bytes / kNodeBytes;
   }
-  return node_frame_ + (p_.page_bytes / kNodeBytes - nodes_left_--) * kNodeBytes;
+  return c.node_frame + (p_.page_bytes / kNodeBytes - c.nodes_left--) * kNodeBytes;
 }
 
 uint64_t MemoryManager::new_frame(const Context& c) {
@@ -39,7 +40,7 @@ uint64_t MemoryManager::new_frame(const Context& c) {
 void MemoryManager::build_path(Context& c, uint64_t vpn) {
   for (uint32_t level = 1; level < levels_; ++level) {
     const uint64_t key = node_key(level, vpn >> (kIndexBits * (levels_ - level)));
-    if (!c.nodes.count(key)) c.nodes.emplace(key, new_node());
+    if (!c.nodes.count(key)) c.nodes.emplace(key, new_node(c));
   }
 }
 
@@ -48,7 +49,7 @@ uint32_t MemoryManager::create_context(const AddressSpaceDesc& desc) try {
   c.desc = desc;
   std::sort(c.desc.allocations.begin(), c.desc.allocations.end(),
             [](const Allocation& a, const Allocation& b) { return a.va < b.va; });
-  c.root = new_node();
+  c.root = new_node(c);
   c.nodes.emplace(node_key(0, 0), c.root);
   for (const Allocation& a : c.desc.allocations) {
     const uint64_t first = a.va >> page_shift_, last = (a.va + a.bytes - 1) >> page_shift_;

@@ -56,6 +56,8 @@ class MemoryManager {
   std::optional<uint64_t> frame_of(uint32_t context, uint64_t vpn) const;
 
   const FrameAllocator& frames() const { return frames_; }
+  uint64_t resident_pages(uint32_t context) const { return context < contexts_.size() ? contexts_[context].frames.size() : 0; }
+  uint32_t contexts() const { return static_cast<uint32_t>(contexts_.size()); }
 
  private:
   struct Context {
@@ -63,10 +65,11 @@ class MemoryManager {
     uint64_t root = 0;
     std::unordered_map<uint64_t, uint64_t> nodes;  // (level, index prefix) -> node address
     std::unordered_map<uint64_t, uint64_t> frames;  // vpn -> frame of resident pages
+    uint64_t node_frame = 0, nodes_left = 0;         // page-table nodes are carved 4 KB at a time
   };
   const Allocation* find(const Context& c, uint64_t va) const;
   bool implicit(const Context& c, uint64_t va) const;
-  uint64_t new_node();
+  uint64_t new_node(Context& c);
   uint64_t new_frame(const Context& c);
   void build_path(Context& c, uint64_t vpn);
   void map(Context& c, uint64_t vpn) { c.frames.emplace(vpn, new_frame(c)); }  // may throw (internal)
@@ -76,7 +79,6 @@ class MemoryManager {
   uint32_t levels_;
   FrameAllocator frames_;
   std::vector<Context> contexts_;
-  uint64_t node_frame_ = 0, nodes_left_ = 0;  // page-table nodes are carved 4 KB at a time
 };
 
 }  // namespace mpgpu

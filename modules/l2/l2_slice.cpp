@@ -39,13 +39,16 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     pending_.erase(it);
   }
   uint64_t victim;
-  if (tags_.access(a.set, a.line, writes, &victim)) {
+  uint32_t victim_owner;
+  const uint32_t context = ext ? ext->context : 0;
+  if (tags_.access(a.set, a.line, writes, &victim, context, &victim_owner)) {
     ++hits_;
     delay = ready - now;
     return;
   }
   ++misses_;
-  if (victim != TagArray::kInvalid) write_back(victim, start);
+  if (victim_owner != TagArray::kNoOwner) by_context_.displaced(context, victim_owner);
+  if (victim != TagArray::kInvalid) write_back(victim, start, victim_owner);
   if (gp.is_write()) {
     if (p_.write_miss == L2Params::WriteMiss::allocate_no_fetch) {  // its bytes allocate without a fetch
       delay = ready - now;
@@ -109,11 +112,12 @@ void L2Slice::HeldUntil::hold(const sc_time& fill) {
   fills_.insert(std::upper_bound(fills_.begin() + head_, fills_.end(), fill), fill);
 }
 
-void L2Slice::write_back(uint64_t line, const sc_time& at) {
+void L2Slice::write_back(uint64_t line, const sc_time& at, uint32_t owner) {
   ++writebacks_;
   tlm::tlm_generic_payload& wb = wb_gp_;  // reused: a payload allocates its extension array
   gpu_mem_ext ext;
   ext.kind = AccessKind::store;
+  ext.context = owner;  // the DRAM traffic counts for the line's owner
   static uint8_t data[4096];
   wb.set_command(tlm::TLM_WRITE_COMMAND);
   wb.set_address(line * p_.line_bytes);

@@ -16,6 +16,7 @@
 #include "common/address_map.hpp"
 #include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
+#include "common/context_counters.hpp"
 #include "l2/tag_array.hpp"
 
 namespace mpgpu {
@@ -51,6 +52,8 @@ class L2Slice : public sc_core::sc_module {
   uint64_t mshr_full_waits() const { return mshr_full_; }
   uint64_t set_full_waits() const { return set_full_; }  // reservation failures: every way awaiting a fill
   sc_core::sc_time mshr_busy() const { return mshr_busy_; }  // sum of MSHR hold times
+  // Lines of one context evicted by another's misses (SPEC 6 interference).
+  const ContextCounters& by_context() const { return by_context_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -58,7 +61,8 @@ class L2Slice : public sc_core::sc_module {
   ClockDomain clock_;
   const AddressMap& map_;
   TagArray tags_;
-  void write_back(uint64_t line, const sc_core::sc_time& at);
+  void write_back(uint64_t line, const sc_core::sc_time& at, uint32_t owner);
+  ContextCounters by_context_;
   // Sends `gp` to DRAM after an MSHR and a way of `set` are free (from `ready`); returns the fill.
   sc_core::sc_time fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line, const sc_core::sc_time& ready,
                          const sc_core::sc_time& now);

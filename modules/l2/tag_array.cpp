@@ -13,10 +13,12 @@ void TagArray::clean(uint32_t set, uint64_t line) {
     if (tags_[size_t(set) * ways_ + w] == line) dirty_[size_t(set) * ways_ + w] = false;
 }
 
-bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted) {
+bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted, uint32_t owner,
+                      uint32_t* victim_owner) {
   const size_t base = size_t(set) * ways_;
   size_t victim = base;
   if (evicted) *evicted = kInvalid;
+  if (victim_owner) *victim_owner = kNoOwner;
   for (uint32_t w = 0; w < ways_; ++w) {
     const size_t i = base + w;
     if (tags_[i] == line) {
@@ -27,7 +29,9 @@ bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted
     if (stamp_[i] < stamp_[victim]) victim = i;
   }
   if (evicted && dirty_[victim] && tags_[victim] != kInvalid) *evicted = tags_[victim];
+  if (victim_owner && tags_[victim] != kInvalid) *victim_owner = owner_[victim];
   tags_[victim] = line;
+  owner_[victim] = owner;
   stamp_[victim] = ++clock_;
   dirty_[victim] = write;
   return false;

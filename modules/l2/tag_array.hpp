@@ -8,13 +8,19 @@ namespace mpgpu {
 
 class TagArray {
  public:
-  TagArray(uint32_t sets, uint32_t ways) : sets_(sets), ways_(ways), tags_(size_t(sets) * ways, kInvalid), stamp_(size_t(sets) * ways, 0), dirty_(size_t(sets) * ways, false) {}
+  TagArray(uint32_t sets, uint32_t ways)
+      : sets_(sets), ways_(ways), tags_(size_t(sets) * ways, kInvalid), stamp_(size_t(sets) * ways, 0),
+        dirty_(size_t(sets) * ways, false), owner_(size_t(sets) * ways, 0) {}
+  static constexpr uint32_t kNoOwner = ~0u;
   static constexpr uint64_t kInvalid = ~uint64_t{0};
   // Looks up `line` in `set`; on a miss allocates it over the LRU way. Returns true on a hit.
   bool access(uint32_t set, uint64_t line) { return access(set, line, false, nullptr); }
   // As above; `write` marks the line dirty. A dirty line evicted to make room is returned in
   // *evicted (when given), for the write-back.
-  bool access(uint32_t set, uint64_t line, bool write, uint64_t* evicted);
+  // `owner`: the context filling the line; *victim_owner (when given): the context whose valid
+  // line was evicted, kNoOwner if none. *evicted_owner: the owner of the dirty line written back.
+  bool access(uint32_t set, uint64_t line, bool write, uint64_t* evicted, uint32_t owner = 0,
+              uint32_t* victim_owner = nullptr);
   bool contains(uint32_t set, uint64_t line) const;
   // Makes `line` resident and clean (most recently used); a dirty victim's data is dropped: a
   // functional fill, used for copies that write the same data to DRAM.
@@ -32,6 +38,7 @@ class TagArray {
   std::vector<uint64_t> tags_;
   std::vector<uint64_t> stamp_;  // last use; 0 = never
   std::vector<bool> dirty_;
+  std::vector<uint32_t> owner_;  // context that brought the line in
   uint64_t clock_ = 0;
 };
 

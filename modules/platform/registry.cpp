@@ -33,7 +33,11 @@ ModuleRegistry make_builtin() {
     SchedulingSetup s;
     s.policy = c.workload.policy;
     s.mechanism = c.workload.preemption == "draining" ? Mechanism::draining : Mechanism::context_switch;
-    for (const auto& p : c.workload.processes) s.dss_budgets.push_back(p.dss_tokens);
+    for (const auto& p : c.workload.processes) {
+      s.dss_budgets.push_back(p.dss_tokens);
+      s.process_partition.push_back(p.partition);
+    }
+    for (const auto& p : c.workload.partitions) s.partitions.push_back({p.sms, p.thread_limit});
     return new BlockScheduler(n.c_str(), c.cfg.block_scheduler, c.cfg.sm, ClockDomain(c.cfg.clocks.core), s,
                               c.planned_tbs, c.progress);
   });

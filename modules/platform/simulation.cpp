@@ -15,6 +15,7 @@
 
 #include "common/error.hpp"
 #include "common/metrics.hpp"
+#include "fill_unit/frame_allocator.hpp"
 #include "platform/gpu.hpp"
 #include "sm/occupancy.hpp"
 
@@ -22,7 +23,50 @@ namespace mpgpu {
 
 using nlohmann::json;
 
+// SPEC 6 partitions against the platform: SM ids, the page colours its page size gives (each
+// partition's processes then allocate only frames of its colours), and who uses the other SMs.
+void resolve_partitions(const PlatformConfig& cfg, WorkloadDesc& w) {
+  if (w.partitions.empty()) return;
+  if (w.policy != "fcfs")
+    throw ConfigError(w.policy_source + ": partitions are scheduled with policy fcfs (Left-Over FCFS per partition) "
+                      "in this version; policy '" + w.policy + "' does not take them");
+  std::vector<uint64_t> colours;
+  std::vector<bool> claimed(cfg.sm.count, false);
+  for (const PartitionDesc& p : w.partitions) {
+    for (uint32_t sm : p.sms)
+      if (sm >= cfg.sm.count)
+        throw ConfigError(fmt::format("{}: partition '{}': SM {} does not exist (platform '{}' has SMs 0..{})",
+                                      p.sms_source, p.name, sm, cfg.name, cfg.sm.count - 1));
+    for (uint32_t i = 0; i < cfg.sm.count; ++i)
+      if (p.sms.empty() || std::find(p.sms.begin(), p.sms.end(), i) != p.sms.end()) claimed[i] = true;
+    if (p.colours.empty()) continue;
+    if (!cfg.fill_unit.translation)
+      throw ConfigError(p.colours_source + ": partition '" + p.name + "': page colours need address translation "
+                        "(fill_unit.translation: paged in " + cfg.file + ")");
+    if (colours.empty()) {
+      const AddressMap map(cfg.address_map);
+      colours = FrameAllocator(cfg.fill_unit.paging.device_memory_bytes, cfg.fill_unit.paging.page_bytes, map).colours();
+    }
+    uint64_t modules = 0;
+    for (uint32_t c : p.colours) {
+      if (c >= colours.size())
+        throw ConfigError(fmt::format("{}: partition '{}': colour {} does not exist: {} B pages on platform '{}' give "
+                                      "{} colour(s), 0..{} (mpgpu validate lists them)",
+                                      p.colours_source, p.name, c, cfg.fill_unit.paging.page_bytes, cfg.name,
+                                      colours.size(), colours.size() - 1));
+      modules |= colours[c];
+    }
+    for (auto& proc : w.processes)
+      if (proc.partition >= 0 && &w.partitions[proc.partition] == &p) proc.address_space.allowed_modules = modules;
+  }
+  for (const auto& proc : w.processes)
+    if (proc.partition < 0 && std::find(claimed.begin(), claimed.end(), false) == claimed.end())
+      throw ConfigError(proc.source + ": process '" + proc.name + "' is in no partition and every SM belongs to one "
+                        "(give it a partition, or leave SMs out of the partitions)");
+}
+
 void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
+  resolve_partitions(cfg, w);  // first: its policy message is more specific than the mechanism check
   const double mhz = cfg.clocks.core;
   auto cycles = [&](double ns) { return ns * mhz / 1e3; };
   const auto& offered = cfg.mechanisms.policies;
@@ -155,6 +199,51 @@ json translation_stats(Gpu& gpu, const PlatformConfig& cfg) {
   return t;
 }
 
+// SPEC 6 partitions: what each got and how much the others got in its way. Contexts are host
+// slots; "by others" counts lines / open rows of the partition's contexts displaced by contexts
+// outside it, "of others" the converse.
+json partition_stats(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, double t_ns) {
+  json out = json::array();
+  if (w.partitions.empty()) return out;
+  const auto& procs = gpu.host().processes();
+  std::vector<int32_t> part_of(procs.size());
+  for (size_t c = 0; c < procs.size(); ++c) part_of[c] = w.processes[procs[c].index].partition;
+  const std::vector<uint64_t> colours =
+      cfg.fill_unit.translation ? FrameAllocator(cfg.fill_unit.paging.device_memory_bytes, cfg.fill_unit.paging.page_bytes,
+                                                 AddressMap(cfg.address_map)).colours()
+                                : std::vector<uint64_t>{};
+  for (int32_t p = 0; p < int32_t(w.partitions.size()); ++p) {
+    const PartitionDesc& pd = w.partitions[p];
+    json members = json::array();
+    uint64_t pages = 0, dram_bytes = 0, l2_by = 0, l2_of = 0, row_by = 0, row_of = 0;
+    const uint32_t n = static_cast<uint32_t>(procs.size());
+    for (uint32_t c = 0; c < n; ++c) {
+      if (part_of[c] != p) continue;
+      members.push_back(w.processes[procs[c].index].name);
+      if (cfg.fill_unit.translation) pages += gpu.memory().resident_pages(c);
+      for (const MemoryController* m : gpu.memory_controllers()) dram_bytes += m->by_context().bytes(c);
+      for (uint32_t o = 0; o < n; ++o) {
+        if (part_of[o] == p) continue;
+        for (const L2Slice* s : gpu.l2_slices()) l2_by += s->by_context().displaced(o, c), l2_of += s->by_context().displaced(c, o);
+        for (const MemoryController* m : gpu.memory_controllers())
+          row_by += m->by_context().displaced(o, c), row_of += m->by_context().displaced(c, o);
+      }
+    }
+    uint64_t modules = 0;
+    for (uint32_t c : pd.colours) modules |= c < colours.size() ? colours[c] : 0;
+    json mods = json::array();
+    for (int m = 0; m < 64; ++m)
+      if (modules >> m & 1) mods.push_back(m);
+    json sms = pd.sms.empty() ? json("all") : json(pd.sms);
+    out.push_back({{"name", pd.name}, {"sms", sms}, {"thread_limit", pd.thread_limit}, {"colours", pd.colours},
+                   {"modules", mods}, {"processes", members}, {"pages", pages}, {"dram_bytes", dram_bytes},
+                   {"dram_bandwidth_gbps", t_ns > 0 ? dram_bytes / t_ns : 0.0},
+                   {"l2_lines_evicted_by_others", l2_by}, {"l2_lines_of_others_evicted", l2_of},
+                   {"dram_rows_closed_by_others", row_by}, {"dram_rows_of_others_closed", row_of}});
+  }
+  return out;
+}
+
 json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   const ClockDomain core(cfg.clocks.core);
   const sc_core::sc_time end = sc_core::sc_time_stamp();
@@ -232,6 +321,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["memory"] = memory_stats(gpu, cfg, end);
   r["memory"]["page_walks"] = gpu.fill_unit().walks();
   r["memory"]["translation"] = translation_stats(gpu, cfg);
+  if (!w.partitions.empty()) r["partitions"] = partition_stats(gpu, cfg, w, to_ns(end));
   r["tbs_done"] = gpu.block_scheduler().tbs_done();
   // Preemption: per preemption, request to SM free; context traffic; SM idle time.
   json pre = json::array();

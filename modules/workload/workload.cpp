@@ -201,6 +201,7 @@ class WorkloadReader {
     p.dss_tokens = static_cast<int32_t>(n.opt_int("dss_tokens", p.dss_tokens, 0, 4096));
     p.replays = n.opt_bool("replays", p.replays);
     if (auto m = n.opt("memory")) read_address_space(*m, p);
+    if (auto part = n.opt("partition")) p.partition_name = part->as_str(), p.partition_source = part->where();
   }
 
   // memory: {allocations: [{name, va, bytes, placement}], modules: [..]}: the process's address
@@ -307,6 +308,50 @@ uint64_t WorkloadDesc::total_launches() const {
   return n;
 }
 
+// partitions: [{name, sms: [..], colours: [..], thread_limit: f}] (SPEC 6). SM ids and colours
+// are checked against the platform when the workload is resolved.
+static void read_partitions(const ConfigNode& list, WorkloadDesc& w) {
+  for (const auto& n : list.items()) {
+    PartitionDesc p;
+    p.name = n.req_str("name");
+    p.source = n.where();
+    for (const auto& o : w.partitions)
+      if (o.name == p.name) n.req("name").fail("partition name '" + p.name + "' used twice");
+    if (auto sms = n.opt("sms")) {
+      std::set<uint32_t> seen;
+      for (const auto& v : sms->items()) {
+        const uint32_t sm = static_cast<uint32_t>(v.as_int(0, 1 << 20));
+        if (!seen.insert(sm).second) v.fail("SM " + std::to_string(sm) + " listed twice");
+        p.sms.push_back(sm);
+      }
+      if (p.sms.empty()) sms->fail("list at least one SM (or leave 'sms' out for every SM)");
+      p.sms_source = sms->where();
+    }
+    if (auto cs = n.opt("colours")) {
+      for (const auto& v : cs->items()) p.colours.push_back(static_cast<uint32_t>(v.as_int(0, 63)));
+      if (p.colours.empty()) cs->fail("list at least one colour (or leave 'colours' out for any page)");
+      p.colours_source = cs->where();
+    }
+    p.thread_limit = n.opt_num("thread_limit", 1.0, 1e-3, 1.0);
+    n.finish();
+    // Compute partitions must not share SMs; MPS-style partitions (thread_limit < 1) may.
+    for (const auto& o : w.partitions) {
+      const bool shared = p.thread_limit < 1.0 && o.thread_limit < 1.0;
+      if (shared) continue;
+      const auto& a = p.sms.empty() ? o.sms : p.sms;
+      const auto& b = p.sms.empty() ? p.sms : o.sms;
+      bool overlap = p.sms.empty() || o.sms.empty();
+      for (uint32_t x : a)
+        for (uint32_t y : b) overlap |= x == y;
+      if (overlap)
+        (n.has("sms") ? n.req("sms") : n.req("name"))
+            .fail("partition '" + p.name + "' shares SMs with partition '" + o.name + "' (" + o.source +
+                  "); only MPS-style partitions (thread_limit below 1) may share SMs");
+    }
+    w.partitions.push_back(std::move(p));
+  }
+}
+
 WorkloadDesc load_workload(const std::string& file,
                            const std::vector<std::pair<std::string, std::string>>& overrides) {
   WorkloadDesc w;
@@ -336,6 +381,17 @@ WorkloadDesc load_workload(const std::string& file,
   if (auto ks = root.opt("kernels")) reader.read_kernels(*ks);
   if (auto ps = root.opt("processes"))
     for (const auto& pn : ps->items()) w.processes.push_back(reader.read_process(pn));
+  if (auto parts = root.opt("partitions")) read_partitions(*parts, w);
+  for (auto& p : w.processes) {
+    if (p.partition_name.empty()) continue;
+    for (size_t i = 0; i < w.partitions.size(); ++i)
+      if (w.partitions[i].name == p.partition_name) p.partition = static_cast<int32_t>(i);
+    if (p.partition < 0)
+      throw ConfigError(p.partition_source + ": partition: no partition named '" + p.partition_name + "' under 'partitions'");
+    if (p.address_space.allowed_modules && !w.partitions[p.partition].colours.empty())
+      throw ConfigError(p.address_space.modules_source + ": memory.modules: the process's partition '" + p.partition_name +
+                        "' already gives its page colours");
+  }
   root.finish();
   if (w.processes.empty()) root.fail("the workload has no processes");
   std::set<std::string> names;

@@ -34,7 +34,20 @@ struct ProcessDesc {
   bool replays = true;      // under `replay: until_all_done`; false: runs `repeat` times only
   std::vector<StreamDesc> streams;
   AddressSpaceDesc address_space;  // allocations (none: implicit) and page colouring
+  int32_t partition = -1;          // index into WorkloadDesc::partitions; -1: none
+  std::string partition_name, partition_source;
   std::string source;
+};
+
+// SPEC 6: an isolation partition of the GPU. Compute partitioning binds its processes to an SM
+// set; memory partitioning gives their pages only the listed page colours; an MPS-style share
+// limits their resident threads per SM to a fraction of the SM's.
+struct PartitionDesc {
+  std::string name;
+  std::vector<uint32_t> sms;      // empty: every SM
+  std::vector<uint32_t> colours;  // indices into the platform's page colours; empty: any page
+  double thread_limit = 1.0;      // share of each SM's threads its processes may hold together
+  std::string source, sms_source, colours_source;
 };
 
 struct WorkloadDesc {
@@ -51,6 +64,7 @@ struct WorkloadDesc {
   double max_sim_time_ns = 0;  // 0: none; otherwise a run still busy then fails (starvation, livelock)
   std::deque<KernelDesc> kernels;  // deque: stable addresses
   std::vector<ProcessDesc> processes;
+  std::vector<PartitionDesc> partitions;
   std::vector<std::shared_ptr<ConfigDoc>> docs;  // the YAML read, kept for the resolved config
 
   int find_kernel(const std::string& name) const;
