@@ -34,12 +34,11 @@ import argparse
 import concurrent.futures as cf
 import copy
 import json
-import subprocess
 import time
 
 import yaml  # noqa: E402
 
-from experiment_util import MPGPU, ROOT, snapshot_binary  # noqa: E402
+from experiment_util import MPGPU, ROOT, run_without_tsp, snapshot_binary  # noqa: E402
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_interference.yaml")
 TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
 BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
@@ -171,24 +170,8 @@ def workload(exp, pattern, n):
 
 
 def run_mpgpu(platform, sets, wl, out_dir):
-    os.makedirs(out_dir, exist_ok=True)
-    wl_file = os.path.join(out_dir, "workload.yaml")
-    with open(wl_file, "w") as f:
-        yaml.safe_dump(wl, f, sort_keys=False)
-    tsp_file = os.path.join(out_dir, "tsp.json")  # T_SP is not used: skip the isolated runs
-    with open(tsp_file, "w") as f:
-        json.dump({p["name"]: 1.0 for p in wl["processes"]}, f)
-    cmd = [BIN, "run", "--platform", platform, "--workload", wl_file, "--out", out_dir, "--jobs", "1",
-           "--tsp", tsp_file]
-    for k, v in sets.items():
-        cmd += ["--set", f"{k}={v}"]
     t0 = time.time()
-    res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"), timeout=TIMEOUT_S)
-    if res.returncode != 0:
-        shown = " ".join(["build/mpgpu"] + cmd[1:])
-        raise RuntimeError(f"mpgpu failed ({res.returncode}): {shown}\n{res.stdout}{res.stderr}")
-    with open(os.path.join(out_dir, "stats.json")) as f:
-        s = json.load(f)
+    s = run_without_tsp(BIN, platform, sets, wl, out_dir, TIMEOUT_S)
     return s, time.time() - t0
 
 

@@ -28,12 +28,11 @@ import argparse
 import concurrent.futures as cf
 import copy
 import json
-import subprocess
 import time
 
 import yaml  # noqa: E402
 
-from experiment_util import ROOT, snapshot_binary  # noqa: E402
+from experiment_util import ROOT, run_without_tsp, snapshot_binary  # noqa: E402
 
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_isolation.yaml")
 TIMEOUT_S = 900
@@ -79,22 +78,7 @@ def workload(exp, scheme, a, b, n_sm):
 
 
 def run_mpgpu(platform, sets, wl, out_dir):
-    os.makedirs(out_dir, exist_ok=True)
-    wl_file = os.path.join(out_dir, "workload.yaml")
-    with open(wl_file, "w") as f:
-        yaml.safe_dump(wl, f, sort_keys=False)
-    tsp_file = os.path.join(out_dir, "tsp.json")  # T_SP is not used: skip the isolated runs
-    with open(tsp_file, "w") as f:
-        json.dump({p["name"]: 1.0 for p in wl["processes"]}, f)
-    cmd = [BIN, "run", "--platform", os.path.join(ROOT, platform), "--workload", wl_file, "--out", out_dir,
-           "--jobs", "1", "--tsp", tsp_file]
-    for k, v in sets.items():
-        cmd += ["--set", f"{k}={v}"]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"), timeout=TIMEOUT_S)
-    if res.returncode != 0:
-        raise RuntimeError(f"mpgpu failed ({res.returncode}): {' '.join(cmd)}\n{res.stdout}{res.stderr}")
-    with open(os.path.join(out_dir, "stats.json")) as f:
-        return json.load(f)
+    return run_without_tsp(BIN, os.path.join(ROOT, platform), sets, wl, out_dir, TIMEOUT_S)
 
 
 def t_a(s):

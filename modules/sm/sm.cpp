@@ -155,9 +155,7 @@ void Sm::report_warp_tbs(const sc_time& now) {
   for (const auto& r : done) finish(r);
 }
 
-uint64_t Sm::access(const MemAccess& a) {
-  static uint8_t line[4096];  // targets model timing only; the data pointer is never read
-  tlm::tlm_generic_payload& gp = mem_gp_;  // reused: a payload allocates its extension array
+gpu_mem_ext Sm::request_ext(const MemAccess& a) const {
   gpu_mem_ext ext;
   ext.context = a.launch->context;
   ext.kernel = a.launch->id;
@@ -166,6 +164,13 @@ uint64_t Sm::access(const MemAccess& a) {
   ext.tb = a.tb;
   ext.kind = a.kind;
   ext.vaddr = a.addr;
+  return ext;
+}
+
+uint64_t Sm::access(const MemAccess& a) {
+  static uint8_t line[4096];  // targets model timing only; the data pointer is never read
+  tlm::tlm_generic_payload& gp = mem_gp_;  // reused: a payload allocates its extension array
+  gpu_mem_ext ext = request_ext(a);
   gp.set_command(a.kind == AccessKind::store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   gp.set_address(a.addr);
   gp.set_data_ptr(line);
@@ -189,14 +194,7 @@ uint64_t Sm::access(const MemAccess& a) {
 }
 
 Translation Sm::translate(const MemAccess& a) {
-  gpu_mem_ext ext;
-  ext.context = a.launch->context;
-  ext.kernel = a.launch->id;
-  ext.sm = id_;
-  ext.warp = a.warp;
-  ext.tb = a.tb;
-  ext.kind = AccessKind::page_walk;
-  ext.vaddr = a.addr;
+  gpu_mem_ext ext = request_ext(a);  // a.kind is page_walk
   ext.page_table_base = a.launch->page_table_base;
   tlm::tlm_generic_payload& gp = walk_gp_;
   gp.set_command(tlm::TLM_READ_COMMAND);

@@ -107,6 +107,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
     sc_core::sc_time start, end;
     bool finished = false;  // the pipeline is done with it; reported at `end`
   };
+  gpu_mem_ext request_ext(const MemAccess& a) const;  // the request's extension, from the access
   uint64_t access(const MemAccess& a) override;
   Translation translate(const MemAccess& a) override;
   bool idle() const { return resident_.empty() && warp_tbs_live_ == 0; }
