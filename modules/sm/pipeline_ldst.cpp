@@ -96,6 +96,16 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
   const bool virtual_l1 = !translating || p_.l1d_virtual_tags;
   const uint64_t context_tag = translating ? uint64_t{tb.launch->context} << 48 : 0;
   const int line_shift = __builtin_ctz(lb);
+  // A load the L1 serves: a hit (its latency applies to hits only) or a merge into a pending fill.
+  auto served_by_l1 = [&](uint64_t key, uint64_t at) {
+    const auto lk = l1d_.lookup(key, at);
+    if (lk.outcome == L1dCache::Outcome::miss) return false;
+    const bool hit = lk.outcome == L1dCache::Outcome::hit;
+    done = std::max(done, hit ? at + p_.l1d.latency : lk.ready);
+    if (hit) ++stats_.l1_hits, ++ks.l1_hits;
+    else ++stats_.l1_merged, ++ks.l1_merged;
+    return true;
+  };
   uint64_t t = c;  // the tag port takes one line per cycle; a stalled line holds the ones behind it
   for (int i = 0; i < lines.count; ++i, ++t) {
     const uint64_t vline = lines.line[i];
@@ -103,36 +113,12 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
     uint64_t pa = vline << line_shift, ready = t;  // physical address, known from `ready`
     ++stats_.memory_requests, ++ks.memory_requests;
     const bool cached_load = d.op == MemOp::load && cached;
-    if (cached_load && virtual_l1) {
-      const auto lk = l1d_.lookup(key, t);
-      if (lk.outcome == L1dCache::Outcome::hit) {  // the hit latency applies to hits only
-        done = std::max(done, t + p_.l1d.latency);
-        ++stats_.l1_hits, ++ks.l1_hits;
-        continue;
-      }
-      if (lk.outcome == L1dCache::Outcome::merged) {  // served when the pending fill arrives
-        done = std::max(done, lk.ready);
-        ++stats_.l1_merged, ++ks.l1_merged;
-        continue;
-      }
-    }
+    if (cached_load && virtual_l1 && served_by_l1(key, t)) continue;
     if (translating) {
       if (!translate(w, vline << line_shift, t, pa, ready)) continue;  // aborted: nothing is sent
       if (!virtual_l1) key = pa >> line_shift;
     }
-    if (cached_load && !virtual_l1) {
-      const auto lk = l1d_.lookup(key, ready);
-      if (lk.outcome == L1dCache::Outcome::hit) {
-        done = std::max(done, ready + p_.l1d.latency);
-        ++stats_.l1_hits, ++ks.l1_hits;
-        continue;
-      }
-      if (lk.outcome == L1dCache::Outcome::merged) {
-        done = std::max(done, lk.ready);
-        ++stats_.l1_merged, ++ks.l1_merged;
-        continue;
-      }
-    }
+    if (cached_load && !virtual_l1 && served_by_l1(key, ready)) continue;
     a.addr = pa;
     if (d.op == MemOp::load) {
       ++stats_.l1_misses, ++ks.l1_misses;
