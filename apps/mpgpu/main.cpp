@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "fill_unit/frame_allocator.hpp"
 #include "platform/extension_report.hpp"
 #include "platform/platform_config.hpp"
 #include "platform/simulation.hpp"
@@ -60,9 +59,7 @@ int cmd_validate(const Args& a) {
              a.platform, cfg.name, cfg.sm.count, cfg.clocks.core, cfg.l2.slices, cfg.dram.channels,
              cfg.dram_peak_gbps());
   if (cfg.fill_unit.translation) {
-    const AddressMap map(cfg.address_map);
-    const FrameAllocator frames(cfg.fill_unit.paging.device_memory_bytes, cfg.fill_unit.paging.page_bytes, map);
-    const auto colours = frames.colours();
+    const auto colours = page_colours(cfg);
     std::string list;
     for (uint64_t c : colours) {
       std::string mods;

@@ -8,17 +8,17 @@ namespace mpgpu {
 FrameAllocator::FrameAllocator(uint64_t capacity_bytes, uint64_t page_bytes, const AddressMap& map)
     : frames_(capacity_bytes / page_bytes), page_bytes_(page_bytes), map_(map), taken_(frames_) {}
 
-uint64_t FrameAllocator::modules_of(uint64_t frame) const {
+uint64_t FrameAllocator::modules_of(const AddressMap& map, uint64_t page_bytes, uint64_t frame) {
   // Every line of the frame, at the address map's finest granule (a line, or an interleave chunk).
-  const AddressMapParams& p = map_.params();
+  const AddressMapParams& p = map.params();
   const uint64_t step = p.kind == AddressMapParams::Kind::interleave
                             ? std::min<uint64_t>(p.interleave_bytes, p.line_bytes)
                             : p.line_bytes;
   uint64_t mask = 0;
   const uint64_t all = p.partitions >= 64 ? ~uint64_t{0} : (uint64_t{1} << p.partitions) - 1;
   if (p.partitions > 64) return all;  // module sets are 64-bit masks: one colour beyond 64 modules
-  for (uint64_t off = 0; off < page_bytes_ && mask != all; off += step)
-    mask |= uint64_t{1} << (map_.decode(frame * page_bytes_ + off).partition % 64);
+  for (uint64_t off = 0; off < page_bytes && mask != all; off += step)
+    mask |= uint64_t{1} << (map.decode(frame * page_bytes + off).partition % 64);
   return mask;
 }
 
@@ -36,10 +36,10 @@ std::optional<uint64_t> FrameAllocator::allocate(uint64_t allowed) {
   return std::nullopt;
 }
 
-std::vector<uint64_t> FrameAllocator::colours() const {
+std::vector<uint64_t> FrameAllocator::colours_of(const AddressMap& map, uint64_t page_bytes, uint64_t frames) {
   std::set<uint64_t> seen;
-  const uint64_t scan = std::min<uint64_t>(frames_, 4096);
-  for (uint64_t f = 0; f < scan; ++f) seen.insert(modules_of(f));
+  const uint64_t scan = std::min<uint64_t>(frames, 4096);
+  for (uint64_t f = 0; f < scan; ++f) seen.insert(modules_of(map, page_bytes, f));
   return {seen.begin(), seen.end()};
 }
 

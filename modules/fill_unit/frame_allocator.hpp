@@ -25,10 +25,13 @@ class FrameAllocator {
   // (bit i: module i; 0: any); none when memory (of that colour) is exhausted.
   std::optional<uint64_t> allocate(uint64_t allowed_modules = 0);
   // Bit i set: some line of frame `frame` maps to memory module i.
-  uint64_t modules_of(uint64_t frame) const;
+  uint64_t modules_of(uint64_t frame) const { return modules_of(map_, page_bytes_, frame); }
+  static uint64_t modules_of(const AddressMap& map, uint64_t page_bytes, uint64_t frame);
   // The distinct module sets frames have (the colours), from a scan of the first frames; the
   // address map repeats, so a few thousand frames show them all.
-  std::vector<uint64_t> colours() const;
+  std::vector<uint64_t> colours() const { return colours_of(map_, page_bytes_, frames_); }
+  // The same without an allocator: the colours of `frames` frames of `page_bytes` under `map`.
+  static std::vector<uint64_t> colours_of(const AddressMap& map, uint64_t page_bytes, uint64_t frames);
 
   uint64_t frames() const { return frames_; }
   uint64_t allocated() const { return allocated_; }

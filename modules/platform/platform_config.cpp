@@ -1,5 +1,7 @@
 #include "platform/platform_config.hpp"
 
+#include "fill_unit/frame_allocator.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -202,6 +204,12 @@ double latency_clock(const ConfigNode& n, const std::string& own, const ClocksMh
 }
 
 }  // namespace
+
+std::vector<uint64_t> page_colours(const PlatformConfig& cfg) {
+  if (!cfg.fill_unit.translation) return {};
+  const auto& pg = cfg.fill_unit.paging;
+  return FrameAllocator::colours_of(AddressMap(cfg.address_map), pg.page_bytes, pg.device_memory_bytes / pg.page_bytes);
+}
 
 PlatformConfig load_platform(const std::string& file,
                              const std::vector<std::pair<std::string, std::string>>& overrides) {

@@ -56,6 +56,10 @@ struct PlatformConfig {
   nlohmann::json resolved() const { return yaml_to_json(doc->root); }
 };
 
+// The page colours (memory-module sets of a page) the platform's page size and address map give,
+// in the order partitions number them; empty without translation.
+std::vector<uint64_t> page_colours(const PlatformConfig& cfg);
+
 // Loads and validates; overrides not starting with "workload." apply to the platform.
 PlatformConfig load_platform(const std::string& file,
                              const std::vector<std::pair<std::string, std::string>>& overrides = {});

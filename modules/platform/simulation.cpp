@@ -15,7 +15,6 @@
 
 #include "common/error.hpp"
 #include "common/metrics.hpp"
-#include "fill_unit/frame_allocator.hpp"
 #include "platform/gpu.hpp"
 #include "sm/occupancy.hpp"
 
@@ -30,9 +29,9 @@ void resolve_partitions(const PlatformConfig& cfg, WorkloadDesc& w) {
   if (w.policy != "fcfs")
     throw ConfigError(w.policy_source + ": partitions are scheduled with policy fcfs (Left-Over FCFS per partition) "
                       "in this version; policy '" + w.policy + "' does not take them");
-  std::vector<uint64_t> colours;
+  const std::vector<uint64_t> colours = page_colours(cfg);
   std::vector<bool> claimed(cfg.sm.count, false);
-  for (const PartitionDesc& p : w.partitions) {
+  for (PartitionDesc& p : w.partitions) {
     for (uint32_t sm : p.sms)
       if (sm >= cfg.sm.count)
         throw ConfigError(fmt::format("{}: partition '{}': SM {} does not exist (platform '{}' has SMs 0..{})",
@@ -43,22 +42,18 @@ void resolve_partitions(const PlatformConfig& cfg, WorkloadDesc& w) {
     if (!cfg.fill_unit.translation)
       throw ConfigError(p.colours_source + ": partition '" + p.name + "': page colours need address translation "
                         "(fill_unit.translation: paged in " + cfg.file + ")");
-    if (colours.empty()) {
-      const AddressMap map(cfg.address_map);
-      colours = FrameAllocator(cfg.fill_unit.paging.device_memory_bytes, cfg.fill_unit.paging.page_bytes, map).colours();
-    }
-    uint64_t modules = 0;
     for (uint32_t c : p.colours) {
       if (c >= colours.size())
         throw ConfigError(fmt::format("{}: partition '{}': colour {} does not exist: {} B pages on platform '{}' give "
                                       "{} colour(s), 0..{} (mpgpu validate lists them)",
                                       p.colours_source, p.name, c, cfg.fill_unit.paging.page_bytes, cfg.name,
                                       colours.size(), colours.size() - 1));
-      modules |= colours[c];
+      p.modules |= colours[c];
     }
-    for (auto& proc : w.processes)
-      if (proc.partition >= 0 && &w.partitions[proc.partition] == &p) proc.address_space.allowed_modules = modules;
   }
+  for (auto& proc : w.processes)
+    if (proc.partition >= 0 && w.partitions[proc.partition].modules)
+      proc.address_space.allowed_modules = w.partitions[proc.partition].modules;
   for (const auto& proc : w.processes)
     if (proc.partition < 0 && std::find(claimed.begin(), claimed.end(), false) == claimed.end())
       throw ConfigError(proc.source + ": process '" + proc.name + "' is in no partition and every SM belongs to one "
@@ -208,10 +203,6 @@ json partition_stats(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w,
   const auto& procs = gpu.host().processes();
   std::vector<int32_t> part_of(procs.size());
   for (size_t c = 0; c < procs.size(); ++c) part_of[c] = w.processes[procs[c].index].partition;
-  const std::vector<uint64_t> colours =
-      cfg.fill_unit.translation ? FrameAllocator(cfg.fill_unit.paging.device_memory_bytes, cfg.fill_unit.paging.page_bytes,
-                                                 AddressMap(cfg.address_map)).colours()
-                                : std::vector<uint64_t>{};
   for (int32_t p = 0; p < int32_t(w.partitions.size()); ++p) {
     const PartitionDesc& pd = w.partitions[p];
     json members = json::array();
@@ -229,11 +220,9 @@ json partition_stats(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w,
           row_by += m->by_context().displaced(o, c), row_of += m->by_context().displaced(c, o);
       }
     }
-    uint64_t modules = 0;
-    for (uint32_t c : pd.colours) modules |= c < colours.size() ? colours[c] : 0;
     json mods = json::array();
     for (int m = 0; m < 64; ++m)
-      if (modules >> m & 1) mods.push_back(m);
+      if (pd.modules >> m & 1) mods.push_back(m);
     json sms = pd.sms.empty() ? json("all") : json(pd.sms);
     out.push_back({{"name", pd.name}, {"sms", sms}, {"thread_limit", pd.thread_limit}, {"colours", pd.colours},
                    {"modules", mods}, {"processes", members}, {"pages", pages}, {"dram_bytes", dram_bytes},

@@ -47,6 +47,7 @@ struct PartitionDesc {
   std::vector<uint32_t> sms;      // empty: every SM
   std::vector<uint32_t> colours;  // indices into the platform's page colours; empty: any page
   double thread_limit = 1.0;      // share of each SM's threads its processes may hold together
+  uint64_t modules = 0;           // resolved against the platform: the memory modules of its colours
   std::string source, sms_source, colours_source;
 };
 
