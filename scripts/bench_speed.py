@@ -94,44 +94,31 @@ def target_note(value, target, unit="", at_least=True):
     return f"{'>=' if at_least else '<='} {target:g}{unit}: {'met' if met else 'NOT met'}"
 
 
-def write_large_trace(folder, megabytes):
-    """A matrix-multiply-like kernel in the Accel-Sim text format: 8-warp CTAs whose warps loop over
-    shared-memory tiles (LDG from A and B, the B load listing its 32 lane addresses as the tracer writes uncompressed
-    accesses, STS, BAR, 8 x (LDS + FFMA)), grown CTA by CTA until the
-    text reaches `megabytes`. Returns (kernelslist path, CTAs, warp instructions)."""
-    rnd = random.Random(1)
+TRACE_HEADER = ("-kernel name = {name}\n-kernel id = 1\n-grid dim = ({grid},1,1)\n-block dim = (256,1,1)\n"
+                "-shmem = {shmem}\n-nregs = {nregs}\n-binary version = 61\n-cuda stream id = 0\n"
+                "-shmem base_addr = 0x00007f2000000000\n-local mem base_addr = 0x00007f1e00000000\n"
+                "-nvbit version = 1.5.5\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n")
+
+
+def write_trace(folder, megabytes, name, shmem, nregs, warp_lines):
+    """An Accel-Sim text trace of 8-warp CTAs of 256 threads in `folder`, grown CTA by CTA until the
+    text reaches `megabytes`; warp_lines(cta, warp) gives a warp's instruction lines. The header,
+    written last, carries the CTA count. Returns (kernelslist path, CTAs, warp instructions)."""
+    os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "kernel-1.traceg")
-    body_per_warp = []
-    ctas, instrs = 0, 0
-    header = ("-kernel name = large_mm\n-kernel id = 1\n-grid dim = ({grid},1,1)\n-block dim = (256,1,1)\n"
-              "-shmem = 8192\n-nregs = 32\n-binary version = 61\n-cuda stream id = 0\n"
-              "-shmem base_addr = 0x00007f2000000000\n-local mem base_addr = 0x00007f1e00000000\n"
-              "-nvbit version = 1.5.5\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n")
     target = megabytes * 1_000_000
+    ctas, instrs = 0, 0
     with open(path + ".body", "w") as f:
         while f.tell() < target:
             f.write(f"\n#BEGIN_TB\n\nthread block = {ctas},0,0\n\n")
             for w in range(8):
-                lines = []
-                for tile in range(16):
-                    a = 0x7f1000000000 + ((ctas * 8 + w) * 16 + tile) * 128
-                    b = 0x7f1100000000 + rnd.randrange(1 << 20) * 128
-                    lines.append(f"0030 ffffffff 1 R4 LDG.E 1 R2 4 1 0x{a:x} 4 ")
-                    lines.append("0038 ffffffff 1 R5 LDG.E 1 R3 4 0 " + " ".join(f"0x{b + 4 * l:x}" for l in range(32)) + " ")
-                    lines.append(f"0048 ffffffff 0 STS 2 R1 R4 4 1 0x{w * 128:x} 4 ")
-                    lines.append("0050 ffffffff 0 BAR.SYNC 0 0 ")
-                    for k in range(8):
-                        lines.append(f"0058 ffffffff 1 R6 LDS.U.32 1 R1 4 1 0x{k * 128:x} 4 ")
-                        lines.append("0068 ffffffff 1 R8 FFMA 3 R6 R5 R8 0 ")
-                    lines.append("0070 ffffffff 1 R2 IADD 2 R2 R7 0 ")
-                    lines.append("0078 ffffffff 0 BRA 0 0 ")
-                lines.append("0080 ffffffff 0 EXIT 0 0 ")
+                lines = warp_lines(ctas, w)
                 f.write(f"warp = {w}\ninsts = {len(lines)}\n" + "\n".join(lines) + "\n\n")
                 instrs += len(lines)
             f.write("#END_TB\n")
             ctas += 1
     with open(path, "w") as out, open(path + ".body") as body:
-        out.write(header.format(grid=ctas))
+        out.write(TRACE_HEADER.format(name=name, grid=ctas, shmem=shmem, nregs=nregs))
         while chunk := body.read(1 << 20):
             out.write(chunk)
     os.remove(path + ".body")
@@ -141,49 +128,52 @@ def write_large_trace(folder, megabytes):
     return kl, ctas, instrs
 
 
+def write_large_trace(folder, megabytes):
+    """A matrix-multiply-like kernel: warps loop over shared-memory tiles (LDG from A and B, the B
+    load listing its 32 lane addresses as the tracer writes uncompressed accesses, STS, BAR,
+    8 x (LDS + FFMA)). Returns (kernelslist path, CTAs, warp instructions)."""
+    rnd = random.Random(1)
+
+    def warp_lines(cta, w):
+        lines = []
+        for tile in range(16):
+            a = 0x7f1000000000 + ((cta * 8 + w) * 16 + tile) * 128
+            b = 0x7f1100000000 + rnd.randrange(1 << 20) * 128
+            lines.append(f"0030 ffffffff 1 R4 LDG.E 1 R2 4 1 0x{a:x} 4 ")
+            lines.append("0038 ffffffff 1 R5 LDG.E 1 R3 4 0 " + " ".join(f"0x{b + 4 * l:x}" for l in range(32)) + " ")
+            lines.append(f"0048 ffffffff 0 STS 2 R1 R4 4 1 0x{w * 128:x} 4 ")
+            lines.append("0050 ffffffff 0 BAR.SYNC 0 0 ")
+            for k in range(8):
+                lines.append(f"0058 ffffffff 1 R6 LDS.U.32 1 R1 4 1 0x{k * 128:x} 4 ")
+                lines.append("0068 ffffffff 1 R8 FFMA 3 R6 R5 R8 0 ")
+            lines.append("0070 ffffffff 1 R2 IADD 2 R2 R7 0 ")
+            lines.append("0078 ffffffff 0 BRA 0 0 ")
+        lines.append("0080 ffffffff 0 EXIT 0 0 ")
+        return lines
+
+    return write_trace(folder, megabytes, "large_mm", 8192, 32, warp_lines)
+
+
 def write_fma_trace(folder, megabytes):
     """The compute-bound example (configs/warp/compute_bound.yaml) as a dynamic SASS trace: per
     warp one coalesced LDG, 256 iterations of 4 FFMA + 2 FADD with the loop's IADD, ISETP and BRA
-    (as the tracer lists a loop: every iteration), one STG, EXIT; 8-warp CTAs until the text
-    reaches `megabytes`. Same kind of work as the synthetic case, so the two rates compare the
-    trace front end with the program one. Returns (kernelslist path, CTAs, warp instructions)."""
-    sub = os.path.join(folder, "fma")
-    os.makedirs(sub, exist_ok=True)
-    path = os.path.join(sub, "kernel-1.traceg")
-    header = ("-kernel name = large_fma\n-kernel id = 1\n-grid dim = ({grid},1,1)\n-block dim = (256,1,1)\n"
-              "-shmem = 0\n-nregs = 16\n-binary version = 61\n-cuda stream id = 0\n"
-              "-shmem base_addr = 0x00007f2000000000\n-local mem base_addr = 0x00007f1e00000000\n"
-              "-nvbit version = 1.5.5\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n")
+    (as the tracer lists a loop: every iteration), one STG, EXIT. Same kind of work as the
+    synthetic case, so the two rates compare the trace front end with the program one.
+    Returns (kernelslist path, CTAs, warp instructions)."""
     loop = ["0040 ffffffff 1 R2 FFMA 3 R1 R2 R2 0 ", "0048 ffffffff 1 R3 FFMA 3 R1 R3 R3 0 ",
             "0050 ffffffff 1 R4 FFMA 3 R1 R4 R4 0 ", "0058 ffffffff 1 R5 FFMA 3 R1 R5 R5 0 ",
             "0060 ffffffff 1 R6 FADD 2 R2 R3 0 ", "0068 ffffffff 1 R7 FADD 2 R4 R5 0 ",
             "0070 ffffffff 1 R9 IADD3 2 R9 R10 0 ", "0078 ffffffff 0 ISETP.NE.AND 2 R9 R11 0 ",
             "0080 ffffffff 0 BRA 0 0 "]
-    target = megabytes * 1_000_000
-    ctas, instrs = 0, 0
-    with open(path + ".body", "w") as f:
-        while f.tell() < target:
-            f.write(f"\n#BEGIN_TB\n\nthread block = {ctas},0,0\n\n")
-            for w in range(8):
-                base = 0x7f1000000000 + (ctas * 8 + w) * 128
-                lines = [f"0030 ffffffff 1 R1 LDG.E 1 R12 4 1 0x{base:x} 4 "]
-                lines += loop * 256
-                lines.append("0088 ffffffff 1 R8 FADD 2 R6 R7 0 ")
-                lines.append(f"0090 ffffffff 0 STG.E 2 R12 R8 4 1 0x{base + 0x10000000:x} 4 ")
-                lines.append("0098 ffffffff 0 EXIT 0 0 ")
-                f.write(f"warp = {w}\ninsts = {len(lines)}\n" + "\n".join(lines) + "\n\n")
-                instrs += len(lines)
-            f.write("#END_TB\n")
-            ctas += 1
-    with open(path, "w") as out, open(path + ".body") as body:
-        out.write(header.format(grid=ctas))
-        while chunk := body.read(1 << 20):
-            out.write(chunk)
-    os.remove(path + ".body")
-    kl = os.path.join(sub, "kernelslist.g")
-    with open(kl, "w") as f:
-        f.write("kernel-1.traceg\n")
-    return kl, ctas, instrs
+
+    def warp_lines(cta, w):
+        base = 0x7f1000000000 + (cta * 8 + w) * 128
+        return ([f"0030 ffffffff 1 R1 LDG.E 1 R12 4 1 0x{base:x} 4 "] + loop * 256 +
+                ["0088 ffffffff 1 R8 FADD 2 R6 R7 0 ",
+                 f"0090 ffffffff 0 STG.E 2 R12 R8 4 1 0x{base + 0x10000000:x} 4 ",
+                 "0098 ffffffff 0 EXIT 0 0 "])
+
+    return write_trace(os.path.join(folder, "fma"), megabytes, "large_fma", 0, 16, warp_lines)
 
 
 def run_measured(platform, kernelslist, env):
@@ -343,33 +333,24 @@ def main():
         summary["cpu_seconds_from"] = CPU_SOURCE
     if a.large_mb > 0 and "large" in only:
         with tempfile.TemporaryDirectory() as folder:
-            kl, ctas, instrs = write_large_trace(folder, a.large_mb)
-            mb = os.path.getsize(os.path.join(folder, "kernel-1.traceg")) / 1e6
-            print(f"\nlarge trace: {mb:.0f} MB of text, {ctas} CTAs, {instrs:,} warp instructions")
-            print(f"{'run':<15}{'wall s':>9}{'sim s':>9}{'warp instr/s':>15}{'peak MiB':>10}")
             env = dict(os.environ, MPGPU_TRACE_CACHE=os.path.join(folder, "cache"))
-            for label in ("cold cache", "warm cache"):
-                s, wall, peak = run_measured(a.platform, kl, env)
-                h = s["host"]
-                print(f"{label:<15}{wall:>9.2f}{h['main_simulation_seconds']:>9.2f}"
-                      f"{h['warp_instructions_per_second']:>15,.0f}{peak:>10.0f}")
-                key = label.split()[0]
-                summary[f"large_trace_{key}_wall_s"] = round(wall, 2)
-                summary[f"large_trace_{key}_peak_mib"] = round(peak)
-                summary[f"large_trace_{key}_wips"] = round(h["warp_instructions_per_second"])
-            # The same comparison on the same kind of work: the compute-bound example as a trace.
-            kl, ctas, instrs = write_fma_trace(folder, a.large_mb)
-            mb = os.path.getsize(os.path.join(os.path.dirname(kl), "kernel-1.traceg")) / 1e6
-            print(f"\ncompute-bound trace (compute_bound.yaml's work as SASS): {mb:.0f} MB of text, {ctas} CTAs, "
-                  f"{instrs:,} warp instructions")
-            for label in ("cold cache", "warm cache"):
-                s, wall, peak = run_measured(a.platform, kl, env)
-                h = s["host"]
-                print(f"{label:<15}{wall:>9.2f}{h['main_simulation_seconds']:>9.2f}"
-                      f"{h['warp_instructions_per_second']:>15,.0f}{peak:>10.0f}")
-                key = label.split()[0]
-                summary[f"fma_trace_{key}_wips"] = round(h["warp_instructions_per_second"])
-                summary[f"fma_trace_{key}_peak_mib"] = round(peak)
+            for key, title, writer in (
+                    ("large_trace", "large trace", write_large_trace),
+                    # The same comparison on the same kind of work: the compute-bound example as a trace.
+                    ("fma_trace", "compute-bound trace (compute_bound.yaml's work as SASS)", write_fma_trace)):
+                kl, ctas, instrs = writer(folder, a.large_mb)
+                mb = os.path.getsize(os.path.join(os.path.dirname(kl), "kernel-1.traceg")) / 1e6
+                print(f"\n{title}: {mb:.0f} MB of text, {ctas} CTAs, {instrs:,} warp instructions")
+                print(f"{'run':<15}{'wall s':>9}{'sim s':>9}{'warp instr/s':>15}{'peak MiB':>10}")
+                for label in ("cold cache", "warm cache"):
+                    s, wall, peak = run_measured(a.platform, kl, env)
+                    h = s["host"]
+                    print(f"{label:<15}{wall:>9.2f}{h['main_simulation_seconds']:>9.2f}"
+                          f"{h['warp_instructions_per_second']:>15,.0f}{peak:>10.0f}")
+                    cache = label.split()[0]
+                    summary[f"{key}_{cache}_wall_s"] = round(wall, 2)
+                    summary[f"{key}_{cache}_peak_mib"] = round(peak)
+                    summary[f"{key}_{cache}_wips"] = round(h["warp_instructions_per_second"])
             if "compute_bound_wips" in summary:
                 ratio = summary["compute_bound_wips"] / max(1, summary["large_trace_warm_wips"])
                 fma = summary["compute_bound_wips"] / max(1, summary["fma_trace_warm_wips"])
