@@ -17,11 +17,11 @@ struct PendingKernel {
 
 class LeftOverFcfs {
  public:
-  explicit LeftOverFcfs(uint32_t num_sms) : num_sms_(num_sms) {
-    for (uint32_t i = 0; i < num_sms; ++i) sms_.push_back(i);
+  explicit LeftOverFcfs(uint32_t num_sms) : sms_(num_sms) {
+    for (uint32_t i = 0; i < num_sms; ++i) sms_[i] = i;
   }
   // Over a subset of the SMs (a compute partition), in the given order.
-  explicit LeftOverFcfs(std::vector<uint32_t> sms) : num_sms_(static_cast<uint32_t>(sms.size())), sms_(std::move(sms)) {}
+  explicit LeftOverFcfs(std::vector<uint32_t> sms) : sms_(std::move(sms)) {}
   // Try to place TB `tb` of kernel `id` on SM `sm`; true if the SM took it.
   using TryDispatch = std::function<bool(uint32_t sm, uint32_t id, uint32_t tb)>;
 
@@ -32,8 +32,7 @@ class LeftOverFcfs {
   size_t waiting_kernels() const { return queue_.size(); }
 
  private:
-  uint32_t num_sms_;
-  std::vector<uint32_t> sms_;
+  std::vector<uint32_t> sms_;  // the SMs it issues to, round-robin
   uint32_t next_sm_ = 0;  // round-robin start, as hardware keeps it across calls
   std::deque<PendingKernel> queue_;  // kernels with TBs still to issue, in arrival order
 };
