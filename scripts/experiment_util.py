@@ -32,10 +32,11 @@ def snapshot_binary(out_dir):
     sys.exit(f"could not take a stable copy of {MPGPU} (being rebuilt?)")
 
 
-def run_without_tsp(binary, platform, sets, wl, out_dir, timeout_s):
+def run_simulation(binary, platform, sets, wl, out_dir, timeout_s, tsp=None, extra_args=()):
     """Writes workload `wl` (a dict) to out_dir, runs `binary run` on it with the --set overrides
-    `sets` and placeholder T_SPs (the experiment does not use them: no isolated runs), and
-    returns stats.json. Raises RuntimeError with the command line and output on failure."""
+    `sets` and the given T_SPs ({process: ns}; none: placeholders, for experiments that do not use
+    them, so no isolated runs), and returns stats.json. Raises RuntimeError with the command line
+    and output on failure."""
     import yaml
     os.makedirs(out_dir, exist_ok=True)
     wl_file = os.path.join(out_dir, "workload.yaml")
@@ -43,14 +44,14 @@ def run_without_tsp(binary, platform, sets, wl, out_dir, timeout_s):
         yaml.safe_dump(wl, f, sort_keys=False)
     tsp_file = os.path.join(out_dir, "tsp.json")
     with open(tsp_file, "w") as f:
-        json.dump({p["name"]: 1.0 for p in wl["processes"]}, f)
+        json.dump(tsp if tsp is not None else {p["name"]: 1.0 for p in wl["processes"]}, f)
     cmd = [binary, "run", "--platform", platform, "--workload", wl_file, "--out", out_dir, "--jobs", "1",
-           "--tsp", tsp_file]
+           "--tsp", tsp_file, *extra_args]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
     res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"), timeout=timeout_s)
     if res.returncode != 0:
-        shown = " ".join(["build/mpgpu"] + cmd[1:])
+        shown = " ".join(["build/mpgpu"] + cmd[1:])  # binary is a temporary snapshot of it
         raise RuntimeError(f"mpgpu failed ({res.returncode}): {shown}\n{res.stdout}{res.stderr}")
     with open(os.path.join(out_dir, "stats.json")) as f:
         return json.load(f)

@@ -38,7 +38,7 @@ import time
 
 import yaml  # noqa: E402
 
-from experiment_util import MPGPU, ROOT, run_without_tsp, snapshot_binary  # noqa: E402
+from experiment_util import MPGPU, ROOT, run_simulation, snapshot_binary  # noqa: E402
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_interference.yaml")
 TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
 BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
@@ -171,7 +171,7 @@ def workload(exp, pattern, n):
 
 def run_mpgpu(platform, sets, wl, out_dir):
     t0 = time.time()
-    s = run_without_tsp(BIN, platform, sets, wl, out_dir, TIMEOUT_S)
+    s = run_simulation(BIN, platform, sets, wl, out_dir, TIMEOUT_S)
     return s, time.time() - t0
 
 

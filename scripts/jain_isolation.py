@@ -32,7 +32,7 @@ import time
 
 import yaml  # noqa: E402
 
-from experiment_util import ROOT, run_without_tsp, snapshot_binary  # noqa: E402
+from experiment_util import ROOT, run_simulation, snapshot_binary  # noqa: E402
 
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_isolation.yaml")
 TIMEOUT_S = 900
@@ -78,7 +78,7 @@ def workload(exp, scheme, a, b, n_sm):
 
 
 def run_mpgpu(platform, sets, wl, out_dir):
-    return run_without_tsp(BIN, os.path.join(ROOT, platform), sets, wl, out_dir, TIMEOUT_S)
+    return run_simulation(BIN, os.path.join(ROOT, platform), sets, wl, out_dir, TIMEOUT_S)
 
 
 def t_a(s):

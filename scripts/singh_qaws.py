@@ -35,12 +35,11 @@ import concurrent.futures as cf
 import copy
 import json
 import statistics
-import subprocess
 import time
 
 import yaml  # noqa: E402
 
-from experiment_util import MPGPU, ROOT, snapshot_binary  # noqa: E402
+from experiment_util import MPGPU, ROOT, run_simulation, snapshot_binary  # noqa: E402
 CONFIG = os.path.join(ROOT, "configs", "experiments", "singh_qaws.yaml")
 TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
 BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
@@ -93,24 +92,8 @@ def workload(exp, benches, budgets, n_sm):
 
 
 def run_mpgpu(platform, sets, wl, out_dir, tsp):
-    os.makedirs(out_dir, exist_ok=True)
-    wl_file = os.path.join(out_dir, "workload.yaml")
-    with open(wl_file, "w") as f:
-        yaml.safe_dump(wl, f, sort_keys=False)
-    tsp_file = os.path.join(out_dir, "tsp.json")
-    with open(tsp_file, "w") as f:
-        json.dump(tsp, f)
     tl = os.path.join(out_dir, "timeline.json")
-    cmd = [BIN, "run", "--platform", platform, "--workload", wl_file, "--out", out_dir, "--jobs", "1",
-           "--tsp", tsp_file, "--timeline", tl]
-    for k, v in sets.items():
-        cmd += ["--set", f"{k}={v}"]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"), timeout=TIMEOUT_S)
-    if res.returncode != 0:
-        shown = " ".join(["build/mpgpu"] + cmd[1:])  # BIN is a temporary snapshot of it
-        raise RuntimeError(f"mpgpu failed ({res.returncode}): {shown}\n{res.stdout}{res.stderr}")
-    with open(os.path.join(out_dir, "stats.json")) as f:
-        s = json.load(f)
+    s = run_simulation(BIN, platform, sets, wl, out_dir, TIMEOUT_S, tsp=tsp, extra_args=("--timeline", tl))
     with open(tl) as f:
         t = json.load(f)
     return s, placement_problems(s, t)
