@@ -92,9 +92,8 @@ PageWalk MemoryManager::walk(uint32_t context, uint64_t vpn) {
   } else if (implicit(c, va)) {
     try {
       build_path(c, vpn);
-      map(c, vpn);
+      w.frame = map(c, vpn);
       w.leaf = PageWalk::Leaf::present;
-      w.frame = c.frames.at(vpn);
     } catch (const OutOfDeviceMemory&) {
       w.leaf = PageWalk::Leaf::out_of_memory;
     }
@@ -133,14 +132,14 @@ uint64_t MemoryManager::make_resident(uint32_t context, uint64_t va, uint64_t by
   Context& c = contexts_.at(context);
   uint64_t mapped = 0;
   try {
-  for (uint64_t p = va >> page_shift_; bytes && p <= (va + bytes - 1) >> page_shift_; ++p) {
-    if (c.frames.count(p)) continue;
-    const uint64_t pva = p << page_shift_;
-    if (!find(c, pva) && !implicit(c, pva)) continue;
-    build_path(c, p);
-    map(c, p);
-    mapped += p_.page_bytes;
-  }
+    for (uint64_t p = va >> page_shift_; bytes && p <= (va + bytes - 1) >> page_shift_; ++p) {
+      if (c.frames.count(p)) continue;
+      const uint64_t pva = p << page_shift_;
+      if (!find(c, pva) && !implicit(c, pva)) continue;
+      build_path(c, p);
+      map(c, p);
+      mapped += p_.page_bytes;
+    }
   } catch (const OutOfDeviceMemory&) {
     return kOutOfMemory;
   }

@@ -72,7 +72,8 @@ class MemoryManager {
   uint64_t new_node(Context& c);
   uint64_t new_frame(const Context& c);
   void build_path(Context& c, uint64_t vpn);
-  void map(Context& c, uint64_t vpn) { c.frames.emplace(vpn, new_frame(c)); }  // may throw (internal)
+  // Maps vpn to a new frame and returns it; may throw (internal) when memory runs out.
+  uint64_t map(Context& c, uint64_t vpn) { return c.frames.emplace(vpn, new_frame(c)).first->second; }
 
   PagingParams p_;
   int page_shift_;
