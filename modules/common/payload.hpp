@@ -21,7 +21,10 @@ struct gpu_mem_ext : tlm::tlm_extension<gpu_mem_ext> {
   AccessKind kind = AccessKind::load;
   uint64_t vaddr = 0;
   uint64_t page_table_base = 0;  // page walks: the SM's page-table base register (SPEC 2)
-  bool page_fault = false;  // set by the fill unit; the SM reacts, nothing throws
+  // Set by the fill unit when the translation waited for a fault handler: `fault_at` is when the
+  // fault was known (the walk found the page missing); the SM reacts, nothing throws.
+  bool page_fault = false;
+  sc_core::sc_time fault_at = sc_core::SC_ZERO_TIME;
 
   tlm_extension_base* clone() const override { return new gpu_mem_ext(*this); }
   void copy_from(const tlm_extension_base& other) override {

@@ -27,6 +27,28 @@ std::vector<ReplayEntry> ReplayQueue::replay_order(uint32_t warp) const {
   return out;
 }
 
+void ReplayQueue::retire(uint64_t now) {
+  q_.erase(std::remove_if(q_.begin(), q_.end(), [&](const ReplayEntry& e) { return e.leave <= now; }), q_.end());
+}
+
+bool ReplayQueue::set_leave(uint32_t warp, uint64_t seq, uint64_t leave) {
+  for (auto& e : q_)
+    if (e.warp == warp && e.seq == seq) return e.leave = leave, true;
+  return false;
+}
+
+uint64_t ReplayQueue::next_leave() const {
+  uint64_t t = kUntilCommit;
+  for (const auto& e : q_) t = std::min(t, e.leave);
+  return t;
+}
+
+std::vector<ReplayEntry> ReplayQueue::take_warp(uint32_t warp) {
+  std::vector<ReplayEntry> out = replay_order(warp);
+  q_.erase(std::remove_if(q_.begin(), q_.end(), [&](const ReplayEntry& e) { return e.warp == warp; }), q_.end());
+  return out;
+}
+
 void OperandLog::partition(uint32_t resident_tbs) {
   share_ = resident_tbs ? p_.entries() / resident_tbs : 0;
   used_.resize(std::max<size_t>(used_.size(), resident_tbs), 0);
@@ -44,6 +66,50 @@ void OperandLog::release(uint32_t tb, bool store) {
   const uint32_t n = store ? 2 : 1;
   if (tb >= used_.size() || used_[tb] < n) throw SimError("operand log: release without allocation");
   used_[tb] -= n;
+}
+
+}  // namespace mpgpu
+
+namespace mpgpu {
+
+bool OperandLog::hold(uint32_t tb, bool store, uint32_t warp, uint64_t seq, uint64_t release) {
+  if (!allocate(tb, store)) return false;
+  holds_.push_back({tb, warp, store ? 2u : 1u, seq, release});
+  return true;
+}
+
+void OperandLog::retire(uint64_t now) {
+  auto keep = holds_.begin();
+  for (auto& h : holds_) {
+    if (h.release <= now) used_[h.tb] -= h.entries;
+    else *keep++ = h;
+  }
+  holds_.erase(keep, holds_.end());
+}
+
+bool OperandLog::set_release(uint32_t warp, uint64_t seq, uint64_t release) {
+  for (auto& h : holds_)
+    if (h.warp == warp && h.seq == seq) return h.release = release, true;
+  return false;
+}
+
+uint64_t OperandLog::next_release(uint32_t tb) const {
+  uint64_t t = kUntilCommit;
+  for (const auto& h : holds_)
+    if (h.tb == tb) t = std::min(t, h.release);
+  return t;
+}
+
+uint32_t OperandLog::take_tb(uint32_t tb) {
+  uint32_t n = 0;
+  auto keep = holds_.begin();
+  for (auto& h : holds_) {
+    if (h.tb == tb) n += h.entries;
+    else *keep++ = h;
+  }
+  holds_.erase(keep, holds_.end());
+  if (tb < used_.size()) used_[tb] = 0;
+  return n;
 }
 
 }  // namespace mpgpu

@@ -17,10 +17,15 @@ struct ReplayQueueParams {
   uint32_t pc_bits = 32;
 };
 
+// An entry leaves at commit. A timed model that knows the commit cycle at issue files it with the
+// entry (`leave`) and retires entries as time passes; kUntilCommit waits for commit().
+constexpr uint64_t kUntilCommit = ~uint64_t{0};
+
 struct ReplayEntry {
   uint32_t warp = 0;
   uint64_t pc = 0;
   uint64_t seq = 0;  // model-side program order within the warp (the PC order in hardware)
+  uint64_t leave = kUntilCommit;
 };
 
 class ReplayQueue {
@@ -35,6 +40,13 @@ class ReplayQueue {
   bool commit(uint32_t warp, uint64_t seq);         // leaves the queue; false if not present
   // The instructions of one warp to replay, in program order (restore or fault replay).
   std::vector<ReplayEntry> replay_order(uint32_t warp) const;
+  // Timed use: entries whose commit cycle has passed leave; a replayed instruction learns its
+  // commit cycle only when it is replayed.
+  void retire(uint64_t now);
+  bool set_leave(uint32_t warp, uint64_t seq, uint64_t leave);
+  uint64_t next_leave() const;  // the earliest commit among the entries (kUntilCommit: none known)
+  // A context switch takes the warp's entries with its context (program order); they leave the SM.
+  std::vector<ReplayEntry> take_warp(uint32_t warp);
 
  private:
   ReplayQueueParams p_;
@@ -68,13 +80,27 @@ class OperandLog {
   // Entries for one instruction of TB `tb_slot`: 1 for a load, 2 for a store. False: the
   // instruction waits (its TB's share is used up).
   bool allocate(uint32_t tb_slot, bool store);
-  void release(uint32_t tb_slot, bool store);  // after its last TB check
+  void release(uint32_t tb_slot, bool store);  // after its last TLB check
   uint32_t used(uint32_t tb_slot) const { return tb_slot < used_.size() ? used_[tb_slot] : 0; }
 
+  // Timed use: the entries of one instruction (warp, seq) are held until `release` (its last TLB
+  // check, known at issue; kUntilCommit for a faulted one until its replay sets it).
+  bool hold(uint32_t tb_slot, bool store, uint32_t warp, uint64_t seq, uint64_t release);
+  void retire(uint64_t now);
+  bool set_release(uint32_t warp, uint64_t seq, uint64_t release);
+  uint64_t next_release(uint32_t tb_slot) const;  // kUntilCommit: none known
+  // A TB leaves the SM (finished or switched out): its entries go with it; returns how many.
+  uint32_t take_tb(uint32_t tb_slot);
+
  private:
+  struct Hold {
+    uint32_t tb, warp, entries;
+    uint64_t seq, release;
+  };
   OperandLogParams p_;
   uint32_t share_ = 0;
   std::vector<uint32_t> used_;
+  std::vector<Hold> holds_;
 };
 
 }  // namespace mpgpu

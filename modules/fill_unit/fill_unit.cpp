@@ -130,25 +130,34 @@ void FillUnit::serve(tlm::tlm_generic_payload& gp, sc_time& delay, TranslationSt
   ++s.l2_tlb_accesses;
   const Tlb::Lookup lk = l2_tlb_.lookup(context, vpn, c0);
   uint64_t done = lk.ready, frame = lk.frame;
+  const uint64_t block = uint64_t{context} << 48 | (vaddr / std::max<uint64_t>(p_.fault.granularity_bytes, memory_.page_bytes()));
+  // The requester learns of a fault from the walk that found it, or from the pending walk it merged with.
+  auto report_fault = [&](uint64_t known) {
+    if (!ext) return;
+    ext->page_fault = true;
+    ext->fault_at = clock_.cycles(double(known));
+  };
   if (lk.outcome == Tlb::Outcome::hit) {
     ++s.l2_tlb_hits;
   } else if (lk.outcome == Tlb::Outcome::merged) {
     ++s.l2_tlb_merged;
+    const auto r = resolving_.find(block);
+    if (r != resolving_.end() && r->second.resident > c0) report_fault(std::max(c0 + p_.l2_tlb.latency, r->second.known));
   } else {
     ++s.l2_tlb_misses;
     const uint64_t send = l2_tlb_.mshr_free_at(lk.ready);
     PageWalk pw;
     done = walk(context, vpn, send, pw, false, s);
-    const uint64_t block = uint64_t{context} << 48 | (vaddr / std::max<uint64_t>(p_.fault.granularity_bytes, memory_.page_bytes()));
     if (pw.leaf == PageWalk::Leaf::not_resident_host || pw.leaf == PageWalk::Leaf::not_resident_lazy) {
-      // Stall on fault: the CPU handles it while the request waits, then the walk is replayed.
+      // The fault handler makes the page resident while the request waits, then the walk is replayed.
       const bool host = pw.leaf == PageWalk::Leaf::not_resident_host;
       const uint64_t mapped = memory_.resolve_fault(context, vpn, p_.fault.granularity_bytes);
       if (mapped == MemoryManager::kOutOfMemory) pw.leaf = PageWalk::Leaf::out_of_memory;
       else {
         const double cost_ns = (host ? p_.fault.migrate_us : p_.fault.allocate_us) * 1e3;
         const uint64_t resident = done + static_cast<uint64_t>(std::ceil(clock_.ns_to_cycles(cost_ns)));
-        resolving_[block] = resident;
+        resolving_[block] = {done, resident};
+        report_fault(done);
         (host ? s.faults_host : s.faults_lazy) += 1;
         (host ? s.migrated_bytes : s.allocated_bytes) += mapped;
         const uint64_t fault_start = done;
@@ -161,9 +170,10 @@ void FillUnit::serve(tlm::tlm_generic_payload& gp, sc_time& delay, TranslationSt
     } else if (pw.leaf == PageWalk::Leaf::present && !resolving_.empty()) {
       // Resident already, but its fault is still being resolved: wait for that one migration.
       const auto r = resolving_.find(block);
-      if (r != resolving_.end() && r->second > done) {
+      if (r != resolving_.end() && r->second.resident > done) {
         ++s.faults_batched;
-        done = walk(context, vpn, r->second, pw, true, s);
+        report_fault(done);
+        done = walk(context, vpn, r->second.resident, pw, true, s);
       }
     }
     if (pw.leaf != PageWalk::Leaf::present) {

@@ -90,8 +90,12 @@ class FillUnit : public sc_core::sc_module {
   Tlb l2_tlb_;
   std::vector<uint64_t> walker_free_;  // cycle each walker is free from
   void trace(int tid, const std::string& name, uint64_t begin, uint64_t end);
-  // Faults being resolved, by (context, fault block): the cycle the block is resident.
-  std::unordered_map<uint64_t, uint64_t> resolving_;
+  // Faults being resolved, by (context, fault block): when the fault was known, and the cycle the
+  // block is resident.
+  struct Resolving {
+    uint64_t known, resident;
+  };
+  std::unordered_map<uint64_t, Resolving> resolving_;
   std::vector<TranslationStats> stats_;
   std::vector<TranslationStats> by_sm_;
   tlm::tlm_generic_payload pte_gp_;

@@ -51,15 +51,10 @@ json extension_report(const PlatformConfig& c) {
                      fmt::format("policy search walks it serially: {} cycles", search)));
   rows.push_back(row("ptbq", "SPEC 2", false, uint64_t{n} * n * c.sm.max_tbs, Ptbq::layout(e), n, 1,
                      fmt::format("{} queues (one per KSRT entry) of N_SM x T_max = {} entries", n, n * c.sm.max_tbs)));
-  ReplayQueueParams rq;
-  rq.entries = c.extensions.replay_queue_entries ? c.extensions.replay_queue_entries : 2 * warps;
-  rq.max_warps = warps;
+  const ReplayQueueParams& rq = c.sm.replay_queue;  // what the pipeline runs with
   rows.push_back(row("replay_queue", "SPEC 3", true, rq.entries, ReplayQueue::layout(rq), n, 1,
                      "in-flight global memory instructions; holds no data"));
-  OperandLogParams ol;
-  ol.bytes = c.extensions.operand_log_bytes;
-  ol.warp_size = c.sm.warp_size;
-  ol.max_warps = warps;
+  const OperandLogParams& ol = c.sm.operand_log;
   rows.push_back(row("operand_log", "SPEC 3", true, ol.entries(), OperandLog::layout(ol), n, 1,
                      fmt::format("{} B of operands, split evenly among resident TBs; load 1 entry, store 2", ol.bytes)));
   DualKernelParams dk;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "platform/registry.hpp"
 #include "platform/smst_shadow.hpp"
@@ -105,6 +107,28 @@ void read_fill_unit(const ConfigNode& root, PlatformConfig& c) {
   fu.finish();
 }
 
+// The replay queue and operand log the pipeline runs with, from `extensions` (SPEC 3): the one
+// place they are sized, read by the pipeline and by `mpgpu report` alike.
+void size_fault_tables(const ConfigNode& root, PlatformConfig& c) {
+  SmParams& s = c.sm;
+  const uint32_t warps = s.max_threads / s.warp_size;
+  s.replay_queue.entries = c.extensions.replay_queue_entries ? c.extensions.replay_queue_entries : 2 * warps;
+  s.replay_queue.max_warps = warps;
+  s.operand_log.bytes = c.extensions.operand_log_bytes;
+  s.operand_log.warp_size = s.warp_size;
+  s.operand_log.max_warps = warps;
+  // Split among up to max_tbs resident TBs, each TB's share must hold a store (two entries).
+  if (s.fault_organization == FaultOrganization::operand_log && s.operand_log.entries() / s.max_tbs < 2) {
+    const std::string why = fmt::format(
+        "{} B is {} entries of {} B; split among {} resident TBs a TB gets {}, but a store needs 2 (at least {} B)",
+        s.operand_log.bytes, s.operand_log.entries(), s.operand_log.entry_bytes(), s.max_tbs,
+        s.operand_log.entries() / s.max_tbs, 2 * s.max_tbs * s.operand_log.entry_bytes());
+    if (root.has("extensions") && root.req("extensions").has("operand_log_bytes"))
+      root.req("extensions").req("operand_log_bytes").fail(why);
+    root.req("sm").req("fault_organization").fail("the default operand log (" + why + ")");
+  }
+}
+
 void read_sm(const ConfigNode& n, PlatformConfig& c) {
   SmParams& s = c.sm;
   c.sm_kind = read_kind(n, ModuleRole::sm);
@@ -128,6 +152,11 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
   s.warp_schedulers = n.req_int("warp_schedulers", 1, 16);
   s.warp_scheduler = n.opt_enum("warp_scheduler", "gto", {"gto", "lrr", "qaws"});
   s.shared_mem_latency = n.opt_int("shared_mem_latency_cycles", 26, 1, 10000);
+  {
+    static const char* kOrgs[] = {"stall_on_fault", "wd_commit", "wd_lastcheck", "replay_queue", "operand_log"};
+    const std::string org = n.opt_enum("fault_organization", "stall_on_fault", {kOrgs, kOrgs + 5});
+    s.fault_organization = FaultOrganization(std::find(kOrgs, kOrgs + 5, org) - kOrgs);
+  }
   if (auto pre = n.opt("preemption")) {
     s.drain_cycles = pre->opt_int("drain_cycles", s.drain_cycles, 0, 1 << 24);
     s.trap_cycles = pre->opt_int("trap_cycles", s.trap_cycles, 0, 1 << 24);
@@ -327,6 +356,7 @@ PlatformConfig load_platform(const std::string& file,
     }
     ex->finish();
   }
+  size_fault_tables(root, c);
   auto mech = root.req("mechanisms");
   auto strings = [&](const std::string& key, const std::vector<std::string>& allowed) {
     std::vector<std::string> out;

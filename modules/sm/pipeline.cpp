@@ -6,6 +6,7 @@ namespace mpgpu {
 
 namespace {
 constexpr uint64_t kNever = ~uint64_t{0};
+constexpr uint64_t kAwaitingReplay = kNever >> 1;  // a register a squashed instruction will write
 
 // Each kernel's code has its own 16 MiB in a code region far above data and context save areas,
 // placed by a hash of the kernel's name and definition site: stable from run to run.
@@ -18,7 +19,7 @@ uint64_t code_address(const KernelDesc& k) {
 }  // namespace
 
 SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
-    : p_(p), port_(port), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), l1_tlb_(p.l1_tlb), page_shift_(__builtin_ctz(p.page_bytes)), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
+    : p_(p), port_(port), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), l1_tlb_(p.l1_tlb), replay_queue_(p.replay_queue), operand_log_(p.operand_log), page_shift_(__builtin_ctz(p.page_bytes)), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
   for (uint32_t s = 0; s < p.warp_schedulers; ++s) {
     schedulers_.push_back(make_warp_scheduler(p.warp_scheduler));
     std::vector<std::vector<uint64_t>> units(kUnitClasses);
@@ -145,15 +146,21 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     else
       w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0},
                            std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size), p_.icache.instruction_bytes);
-    if (resume) w.code.resume((*resume)[i]);
+    w.replays.clear();
+    w.halt_from = kNever;
+    w.resume = w.watch_until = 0;
+    if (resume) {
+      w.code.resume((*resume)[i]);
+      restore_replays(wid, w, (*resume)[i], start);
+    }
     ++ks.warps;
     ++stats_.warps;
     ++live_warps_;
-    if (w.code.done()) {  // a warp with nothing (left) to run never joins a scheduler
+    if (w.code.done() && w.replays.empty()) {  // a warp with nothing (left) to run never joins a scheduler
       exit_warp(wid, w);
       continue;
     }
-    fetch_code(wid, w, start);
+    if (!w.code.done()) fetch_code(wid, w, start);
     refresh_ready(w);
     if (resume && (*resume)[i].at_barrier) {
       w.at_barrier = true;
@@ -169,6 +176,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     t.trace.reset();
     finished_.push_back({slot, start + 1});
   }
+  repartition_log();
   return true;
 }
 
@@ -183,6 +191,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
     if (w.live && w.tb_slot == slot) {
       pos = w.code.position();
       pos.at_barrier = w.at_barrier;
+      save_replays(wid, w, pos);
       w.live = false;
       --live_warps_;
       track(wid, w);
@@ -193,6 +202,8 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
   }
   t.live = false;
   t.trace.reset();
+  operand_log_.take_tb(slot);
+  repartition_log();
   return out;
 }
 
@@ -202,15 +213,16 @@ const uint64_t* SmPipeline::unit_slot(uint32_t scheduler, UnitClass u) const {
   return &*std::min_element(inst.begin(), inst.end());
 }
 
-SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) const {
+SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) {
   if (w.at_barrier) return Block::control;
   if (w.ready > cycle_) {
     wake = w.ready;
     return w.ready > w.fetch_ready ? Block::operands : Block::control;
   }
-  const UnitClass u = w.code.head().unit;
+  const Decoded& d = next_instr(w);
+  const UnitClass u = d.unit;
   if (u == UnitClass::nop || u == UnitClass::barrier) return Block::none;
-  const uint64_t free_at = *unit_slot(w.scheduler, u);
+  const uint64_t free_at = u == UnitClass::ldst ? std::max(ldst_free_, tables_free_at(w, d, false)) : *unit_slot(w.scheduler, u);
   if (free_at <= cycle_) return Block::none;
   wake = free_at;
   return Block::unit;
@@ -218,8 +230,14 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) const {
 
 bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first) {
   Warp& w = warps_[wid];
-  const UnitClass u = w.code.head().unit;
+  if (!w.replays.empty() && cycle_ >= w.halt_from && cycle_ < w.resume) {  // its fault became known
+    refresh_ready(w);
+    return false;
+  }
+  const Decoded& d = next_instr(w);
+  const UnitClass u = d.unit;
   if (u != UnitClass::nop && u != UnitClass::barrier && *unit_slot(s, u) > cycle_) return false;
+  if (u == UnitClass::ldst && tables_free_at(w, d, true) > cycle_) return false;
   issue(wid, w);
   if (!first) first = wid;
   // Its next instruction is already decoded: with width left it may issue in the same cycle
@@ -284,9 +302,10 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   bool ldst = false;
   for (uint64_t m = r.bits; m; m &= m - 1) {
     const Warp& w = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))];
-    const UnitClass u = w.code.head().unit;
-    ldst |= u == UnitClass::ldst;
-    st.wake = std::min(st.wake, *unit_slot(s, u));
+    const Decoded& d = next_instr(w);
+    ldst |= d.unit == UnitClass::ldst;
+    st.wake = std::min(st.wake, d.unit == UnitClass::ldst ? std::max(ldst_free_, tables_free_at(w, d, false))
+                                                          : *unit_slot(s, d.unit));
   }
   // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) >
   // control; its kernel is that of the first warp in order with that reason.
@@ -295,7 +314,7 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
     const Warp& w = warps_[wid];
     uint64_t wake = kNever;
     const Block b = blocked(w, wake);
-    const int rank = b == Block::unit ? (w.code.head().unit == UnitClass::ldst ? 4 : 3)
+    const int rank = b == Block::unit ? (next_instr(w).unit == UnitClass::ldst ? 4 : 3)
                      : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
     if (rank > st.rank) st.rank = rank, st.kstats = w.kstats;
     return rank == top;  // nothing later in the order can rank higher
@@ -309,7 +328,8 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
 }
 
 void SmPipeline::issue(uint32_t wid, Warp& w) {
-  const Decoded d = w.code.head();
+  const bool replay = !w.replays.empty() && cycle_ >= w.halt_from;
+  const Decoded d = replay ? w.replays.front().d : w.code.head();
   const uint64_t c = cycle_;
   const PipelineParams& pp = p_.pipeline;
   const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
@@ -317,8 +337,10 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   ++w.kstats->warp_instructions;
   stats_.thread_instructions += d.lanes;
   w.kstats->thread_instructions += d.lanes;
+  if (!replay && c < w.watch_until) watch_hazards(w, d);
   uint64_t commit = c + 1;  // its results can be read (after write-back)
-  bool from_memory = false;
+  bool from_memory = false, squashed = false;
+  uint64_t fetch_from = c;  // the warp's fetch unit takes the next instruction (memory: refetch)
   const UnitParams& up = pp.units[static_cast<int>(d.unit)];
   switch (d.unit) {
     case UnitClass::nop:
@@ -329,11 +351,24 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
         ldst_free_ = c + 1;
         break;
       }
-      uint64_t busy = 1, done = at_unit + 1;
-      execute_memory(w, d, wid, at_unit, done, busy);
-      ldst_free_ = c + busy;
-      commit = done + pp.writeback;
+      int lanes;
+      if (replay) {
+        const PendingReplay& r = w.replays.front();
+        std::copy(r.addrs, r.addrs + r.lanes, addr_buf_);
+        lanes = r.lanes;
+      } else {
+        lanes = w.code.addresses(addr_buf_);
+      }
+      const MemIssue m = execute_memory(w, d, wid, at_unit, lanes);
+      ldst_free_ = c + m.busy;
+      commit = m.done + pp.writeback;
       from_memory = true;  // global and shared results alike count as RAW on memory (SPEC 5)
+      if (translated(d) && (m.fault || p_.fault_organization != FaultOrganization::stall_on_fault)) {
+        file_memory(wid, w, d, m, commit, replay);
+        squashed = m.fault && p_.fault_organization != FaultOrganization::stall_on_fault;
+        if (p_.fault_organization == FaultOrganization::wd_commit) fetch_from = squashed ? m.fault_at : commit;
+        if (p_.fault_organization == FaultOrganization::wd_lastcheck) fetch_from = squashed ? m.fault_at : m.last_check;
+      }
       break;
     }
     default:
@@ -341,22 +376,35 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
       commit = at_unit + up.latency + pp.writeback;
       break;
   }
+  // A squashed instruction's results come with its replay: readers wait until then.
+  const uint64_t written = squashed ? kAwaitingReplay : commit;
   for (int i = 0; i < d.ndst; ++i)
-    if (d.dst[i] < w.regs.size()) w.regs[d.dst[i]] = {commit, from_memory};
-  w.last_write = std::max(w.last_write, commit);
+    if (d.dst[i] < w.regs.size()) w.regs[d.dst[i]] = {written, from_memory, w.regs[d.dst[i]].released};
+  if (!squashed) w.last_write = std::max(w.last_write, commit);
   // Fetch: disabled after a control-flow instruction until it commits, after a memory
-  // instruction until it issues (now); otherwise the next instruction is already decoded.
+  // instruction until it issues (now; warp disable: until it commits or passes its last TLB
+  // check); otherwise the next instruction is already decoded.
   const bool waits_branch = d.unit == UnitClass::branch && pp.branch_stalls_fetch;
-  const uint64_t fetch_at = waits_branch ? commit : c;  // the fetch unit moves to the next instruction
+  const uint64_t fetch_at = waits_branch ? commit : fetch_from;
   w.fetch_ready = waits_branch || d.unit == UnitClass::ldst ? fetch_at + pp.fetch_latency
                                                             : c;  // fetched ahead: free to issue now or next cycle
   if (d.op == MemOp::atomic && pp.atomics_block_warp) w.fetch_ready = std::max(w.fetch_ready, commit);
+  if (replay) {  // the code's head was fetched before the fault: the cursor stays
+    if (!squashed) {
+      w.replays.erase(w.replays.begin());
+      ++stats_.replays, ++w.kstats->replays;
+      if (w.replays.empty()) w.halt_from = kNever, w.resume = 0;
+    }
+    if (w.code.done() && w.replays.empty()) exit_warp(wid, w);
+    else refresh_ready(w);
+    return;
+  }
   w.code.next();
-  if (w.code.done()) {
+  if (w.code.done() && w.replays.empty()) {
     exit_warp(wid, w);
     return;
   }
-  fetch_code(wid, w, fetch_at);
+  if (!w.code.done()) fetch_code(wid, w, fetch_at);
   if (d.unit == UnitClass::barrier) {
     barrier_arrive(w);
     return;
@@ -387,6 +435,7 @@ void SmPipeline::fetch_code(uint32_t wid, Warp& w, uint64_t at) {
 }
 
 void SmPipeline::refresh_ready(Warp& w) {
+  const bool replay_due = !w.replays.empty() && (cycle_ >= w.halt_from || w.code.done());
   const Decoded& d = w.code.head();
   const Reg* regs = w.regs.data();
   const size_t nregs = w.regs.size();
@@ -398,8 +447,15 @@ void SmPipeline::refresh_ready(Warp& w) {
       mem = regs[r].from_memory;
     }
   };
-  for (int i = 0; i < d.nsrc; ++i) check(d.src[i]);   // RAW
-  for (int i = 0; i < d.ndst; ++i) check(d.dst[i]);   // WAW; WAR ends at operand read (early release)
+  if (!replay_due) {
+    for (int i = 0; i < d.nsrc; ++i) check(d.src[i]);  // RAW
+    for (int i = 0; i < d.ndst; ++i) {                 // WAW; WAR ends at operand read (early release),
+      check(d.dst[i]);                                 // replay_queue: at the reader's last TLB check
+      if (d.dst[i] < nregs) ready = std::max(ready, regs[d.dst[i]].released);
+    }
+  }
+  // From the moment a fault is known the warp issues nothing until it is handled; then it replays.
+  if (replay_due || (!w.replays.empty() && ready >= w.halt_from)) ready = w.resume, mem = true;
   w.ready = ready;
   w.waits_memory = mem;
   track(uint32_t(&w - warps_.data()), w);
@@ -415,6 +471,10 @@ void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
     t.live = false;
     t.trace.reset();
     finished_.push_back({w.tb_slot, t.done});
+    if (p_.fault_organization == FaultOrganization::operand_log) {
+      operand_log_.take_tb(w.tb_slot);
+      repartition_log();
+    }
   } else if (t.at_barrier == t.warps_live) {
     // The warps still at the barrier no longer wait for this one.
     barrier_release(t);

@@ -35,10 +35,14 @@ struct MemAccess {
 };
 
 // An L1 TLB miss answered by the fill unit.
+// `fault`: the page was not resident; the handler made it so, and `ready` is when the translation
+// is back after the fault was handled; `fault_at` is when the SM learnt of the fault.
 struct Translation {
   bool ok = false;     // false: no valid mapping (the SM aborts the kernel)
   uint64_t frame = 0;  // physical page number
   uint64_t ready = 0;  // cycle the translation is back at the SM
+  bool fault = false;
+  uint64_t fault_at = 0;
 };
 
 // The SM's port to the memory hierarchy: returns the cycle the reply is back at the SM
@@ -91,6 +95,24 @@ class SmPipeline {
   struct Reg {
     uint64_t ready = 0;
     bool from_memory = false;
+    uint64_t released = 0;  // a younger write may land from here (replay_queue: sources held to the last TLB check)
+  };
+  // A faulted memory instruction squashed under a preemptible organization (SPEC 3): replayed
+  // once its fault is handled, before anything else of its warp. `at`: where it is in the code,
+  // which is what a context switch saves (the replay queue holds PCs).
+  struct PendingReplay {
+    Decoded d;
+    WarpPosition at;
+    uint64_t seq = 0;
+    int lanes = 0;
+    uint64_t addrs[32];
+  };
+  // What the ld/st unit made of one memory instruction.
+  struct MemIssue {
+    uint64_t done = 0, busy = 1;
+    uint64_t last_check = 0;  // its last coalesced request passed the TLB (or hit the virtual L1)
+    bool fault = false;
+    uint64_t fault_at = 0, handled = 0;  // the fault is known / handled (translation resident)
   };
   struct Warp {
     bool live = false;
@@ -106,6 +128,15 @@ class SmPipeline {
     std::vector<Reg> regs;
     PipelineStats* kstats = nullptr;
     uint64_t wheel_at = 0;  // the ready-set wheel slot (cycle) it was filed under, if any
+    // Faults (SPEC 3): squashed instructions awaiting replay, program order; from `halt_from` (the
+    // fault is known) the warp issues nothing until `resume` (handled, refetched), then replays.
+    uint64_t seq = 0;  // global memory instructions issued (replay-queue and operand-log tags)
+    std::vector<PendingReplay> replays;
+    uint64_t halt_from = ~uint64_t{0}, resume = 0;
+    // The hazard window of its latest faulted instruction (counted, SPEC 3's two hazards).
+    uint64_t watch_until = 0;
+    uint8_t watch_nsrc = 0;
+    uint16_t watch_src[4] = {};
   };
   struct TbSlot {
     bool live = false;
@@ -149,7 +180,7 @@ class SmPipeline {
   // The scheduler's bookkeeping calls, without a virtual call per cycle (the classes are final).
   void scheduler_begin_cycle(uint32_t s);
   void scheduler_issued(uint32_t s, std::optional<uint32_t> wid);
-  Block blocked(const Warp& w, uint64_t& wake) const;
+  Block blocked(const Warp& w, uint64_t& wake);
   // The next-free cycle of the instance of unit `u` that frees first (ld/st: one per SM).
   const uint64_t* unit_slot(uint32_t scheduler, UnitClass u) const;
   uint64_t* unit_slot(uint32_t scheduler, UnitClass u) {
@@ -158,14 +189,39 @@ class SmPipeline {
   void issue(uint32_t wid, Warp& w);
   // The ld/st unit takes the instruction at cycle `at` (operands read); `done` becomes the cycle
   // its data is back (loads, atomics); store acknowledgements extend the warp's last_write.
-  void execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t at, uint64_t& done, uint64_t& busy);
+  // The addresses are the `lanes` first of addr_buf_.
+  MemIssue execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t at, int lanes);
+  // --- Fault organizations (pipeline_faults.cpp) ---
+  bool translated(const Decoded& d) const {
+    return d.space == MemSpace::global || d.space == MemSpace::local;
+  }
+  // The instruction the warp issues next: a replay once its fault is known, else its code's head.
+  const Decoded& next_instr(const Warp& w) const {
+    return !w.replays.empty() && cycle_ >= w.halt_from ? w.replays.front().d : w.code.head();
+  }
+  // The cycle the replay queue and operand log can take warp `w`'s global memory instruction
+  // (cycle_ when they can now); counts a refusal when `count`.
+  uint64_t tables_free_at(const Warp& w, const Decoded& d, bool count);
+  // Files an issued global memory instruction in the tables and applies the organization's
+  // fetch and source-release rules; a faulted one is squashed for replay.
+  void file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemIssue& m, uint64_t commit, bool replay);
+  // Counts the two hazards of SPEC 3 for an instruction issued under an older faulted one.
+  void watch_hazards(Warp& w, const Decoded& d);
+  // A TB arrives or leaves: the operand log is split anew among the resident TBs.
+  void repartition_log();
+  // Context switch of a warp with squashed instructions: their positions go with its context (and
+  // its replay-queue entries leave the SM); the restore files them again, to replay first.
+  void save_replays(uint32_t wid, Warp& w, WarpPosition& pos);
+  void restore_replays(uint32_t wid, Warp& w, const WarpPosition& pos, uint64_t start);
   // Per-thread local memory in the address space: lanes' words interleaved, so that one offset of
   // a warp's 32 threads is one 128-byte line (as the hardware lays local memory out).
   void map_local_addresses(const Warp& w, int lanes);
   // The physical address of the request for virtual address `va` looked up at cycle `at`, and
   // the cycle it is known (L1 TLB hit, a pending miss, or a walk by the fill unit); false: the
   // address has no valid mapping and the kernel is aborted.
-  bool translate(Warp& w, uint64_t va, uint64_t at, uint64_t& pa, uint64_t& ready);
+  // A fault (Translation::fault) under a preemptible organization is not filled into the TLB: the
+  // replay looks the page up again.
+  Translation translate(Warp& w, uint64_t va, uint64_t at);
   // The fetch unit moves to the head's code line at cycle `at`: an instruction-cache miss holds
   // the warp until the line is back.
   void fetch_code(uint32_t wid, Warp& w, uint64_t at);
@@ -182,6 +238,8 @@ class SmPipeline {
   L1dCache l1d_;
   L1dCache icache_;  // same set-associative core with MSHRs; only loads, no bypass
   Tlb l1_tlb_;
+  ReplayQueue replay_queue_;
+  OperandLog operand_log_;
   int page_shift_;
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<Warp> warps_;

@@ -40,45 +40,43 @@ void SmPipeline::map_local_addresses(const Warp& w, int lanes) {
   }
 }
 
-bool SmPipeline::translate(Warp& w, uint64_t va, uint64_t at, uint64_t& pa, uint64_t& ready) {
+Translation SmPipeline::translate(Warp& w, uint64_t va, uint64_t at) {
   PipelineStats& ks = *w.kstats;
   const TbSlot& tb = tbs_[w.tb_slot];
   const uint32_t context = tb.launch->context;
-  const uint64_t vpn = va >> page_shift_, offset = va & ((uint64_t{1} << page_shift_) - 1);
+  const uint64_t vpn = va >> page_shift_;
   ++stats_.l1_tlb_accesses, ++ks.l1_tlb_accesses;
   const Tlb::Lookup lk = l1_tlb_.lookup(context, vpn, at);
   if (lk.outcome == Tlb::Outcome::hit) ++stats_.l1_tlb_hits, ++ks.l1_tlb_hits;
   if (lk.outcome == Tlb::Outcome::merged) ++stats_.l1_tlb_merged, ++ks.l1_tlb_merged;
-  if (lk.outcome != Tlb::Outcome::miss) {
-    pa = lk.frame << page_shift_ | offset;
-    ready = lk.ready;
-    return true;
-  }
+  if (lk.outcome != Tlb::Outcome::miss) return {true, lk.frame, lk.ready};
   ++stats_.l1_tlb_misses, ++ks.l1_tlb_misses;
   const uint64_t send = l1_tlb_.mshr_free_at(lk.ready);
   const Translation tr = port_.translate({va, 0, AccessKind::page_walk, send, tb.launch, tb.tb, uint32_t(&w - warps_.data())});
-  if (!tr.ok) return false;
-  l1_tlb_.fill(context, vpn, tr.frame, send, tr.ready);
-  pa = tr.frame << page_shift_ | offset;
-  ready = tr.ready;
-  return true;
+  // A preemptible pipeline squashes the faulting instruction: no translation is filled for it.
+  if (tr.ok && !(tr.fault && p_.fault_organization != FaultOrganization::stall_on_fault))
+    l1_tlb_.fill(context, vpn, tr.frame, send, tr.ready);
+  return tr;
 }
 
-void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t c, uint64_t& done, uint64_t& busy) {
-  const int n = w.code.addresses(addr_buf_);
+SmPipeline::MemIssue SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t c, int n) {
   PipelineStats& ks = *w.kstats;
   const TbSlot& tb = tbs_[w.tb_slot];
+  MemIssue m;
+  m.last_check = c;
+  uint64_t& done = m.done;
+  uint64_t& busy = m.busy;
   if (d.space == MemSpace::shared) {
     const uint32_t passes = shared_bank_conflicts(addr_buf_, n, p_.shared_mem_banks);
     busy = std::max(1u, d.op == MemOp::atomic ? 2 * passes : passes);  // atomics read and write
     done = c + p_.shared_mem_latency + busy - 1;
     ++stats_.shared_accesses, ++ks.shared_accesses;
     stats_.shared_conflict_passes += passes, ks.shared_conflict_passes += passes;
-    return;
+    return m;
   }
   if (d.space == MemSpace::constant) {  // constant cache: modelled as always hitting
     done = c + p_.l1d.latency;
-    return;
+    return m;
   }
   if (d.space == MemSpace::local) map_local_addresses(w, n);
   CoalescedLines lines;
@@ -86,6 +84,9 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
   coalesce(addr_buf_, n, std::max<uint32_t>(1, d.width), lb, lines);
   busy = std::max(1, lines.count);  // the L1 tag port takes one line per cycle
   done = c + 1;
+  // Preemptible organizations squash an instruction whose translation faults: what is behind the
+  // fault is not sent, though every line is still looked up (the handler maps all its pages).
+  const bool squash = p_.fault_organization != FaultOrganization::stall_on_fault;
   // Global loads may bypass L1 (Kepler, Pascal); local loads (register spills) are cached there.
   const bool cached = d.space == MemSpace::local ? p_.l1d.cache_local || !p_.l1d.bypass_global_loads
                                                  : !p_.l1d.bypass_global_loads;
@@ -113,11 +114,24 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
     uint64_t pa = vline << line_shift, ready = t;  // physical address, known from `ready`
     ++stats_.memory_requests, ++ks.memory_requests;
     const bool cached_load = d.op == MemOp::load && cached;
-    if (cached_load && virtual_l1 && served_by_l1(key, t)) continue;
+    if (!(m.fault && squash) && cached_load && virtual_l1 && served_by_l1(key, t)) {  // the tag proves the page mapped
+      m.last_check = std::max(m.last_check, t);
+      continue;
+    }
     if (translating) {
-      if (!translate(w, vline << line_shift, t, pa, ready)) continue;  // aborted: nothing is sent
+      const Translation tr = translate(w, vline << line_shift, t);
+      if (!tr.ok) continue;  // aborted: nothing is sent
+      if (tr.fault) {  // known at fault_at, handled by ready (stall on fault: the request waits)
+        m.fault_at = m.fault ? std::min(m.fault_at, tr.fault_at) : tr.fault_at;
+        m.handled = std::max(m.handled, tr.ready);
+        m.fault = true;
+      }
+      if (m.fault && squash) continue;
+      pa = tr.frame << page_shift_ | ((vline << line_shift) & ((uint64_t{1} << page_shift_) - 1));
+      ready = tr.ready;
       if (!virtual_l1) key = pa >> line_shift;
     }
+    m.last_check = std::max(m.last_check, ready);
     if (cached_load && !virtual_l1 && served_by_l1(key, ready)) continue;
     a.addr = pa;
     if (d.op == MemOp::load) {
@@ -139,13 +153,15 @@ void SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_
       a.cycle = std::max(t, ready);
       a.ops = d.op == MemOp::atomic ? serialized_atomic_ops(addr_buf_, n, vline, line_shift) : 1;
       const uint64_t ack = port_.access(a);
-      if (d.op == MemOp::atomic) done = std::max(done, ack);
+      done = std::max(done, d.op == MemOp::atomic ? ack : a.cycle + 1);  // a store commits once sent
       w.last_write = std::max(w.last_write, ack);  // a warp ends only once its stores are acknowledged
     }
   }
   if (d.op == MemOp::load) ++stats_.global_loads, ++ks.global_loads;
   else if (d.op == MemOp::store) ++stats_.global_stores, ++ks.global_stores;
   else ++stats_.atomics, ++ks.atomics;
+  if (m.fault) ++stats_.faulted_instructions, ++ks.faulted_instructions;
+  return m;
 }
 
 }  // namespace mpgpu

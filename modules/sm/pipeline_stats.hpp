@@ -25,7 +25,18 @@ struct PipelineStats {
   uint64_t tbs = 0, warps = 0;
   uint64_t icache_accesses = 0, icache_misses = 0;  // a warp moving to another code line; misses
   uint64_t l1_tlb_accesses = 0, l1_tlb_hits = 0, l1_tlb_misses = 0, l1_tlb_merged = 0;
-  static constexpr size_t kFields = 25;  // every member above is a uint64_t counter
+  // Faults seen by the pipeline (SPEC 3). faulted_instructions: memory instructions whose
+  // translation faulted; replays: squashed ones issued again after the handler.
+  // younger_issued_under_fault: instructions of the warp issued after an older faulted one and
+  // before its fault was known (stall_on_fault: before it completed) - a sparse replay if the warp
+  // were switched out; sources_overwritten_under_fault: of those, writes to a source register of
+  // the faulted instruction - a RAW on replay unless the operand log holds the sources.
+  uint64_t faulted_instructions = 0, replays = 0;
+  uint64_t younger_issued_under_fault = 0, sources_overwritten_under_fault = 0;
+  // Issue attempts of a ready global memory instruction refused for want of a replay-queue entry /
+  // of its TB's operand-log share.
+  uint64_t replay_queue_full = 0, operand_log_full = 0;
+  static constexpr size_t kFields = 31;  // every member above is a uint64_t counter
 
   PipelineStats& operator+=(const PipelineStats& o) {
     uint64_t* a = &warp_instructions;
@@ -50,6 +61,10 @@ struct PipelineStats {
             {"icache", {{"accesses", icache_accesses}, {"misses", icache_misses}}},
             {"l1_tlb", {{"accesses", l1_tlb_accesses}, {"hits", l1_tlb_hits}, {"misses", l1_tlb_misses},
                         {"merged", l1_tlb_merged}}},
+            {"faults", {{"faulted_instructions", faulted_instructions}, {"replays", replays},
+                        {"younger_issued_under_fault", younger_issued_under_fault},
+                        {"sources_overwritten_under_fault", sources_overwritten_under_fault},
+                        {"replay_queue_full", replay_queue_full}, {"operand_log_full", operand_log_full}}},
             {"tbs", tbs}, {"warps", warps}};
   }
 };

@@ -222,6 +222,10 @@ Translation Sm::translate(const MemAccess& a) {
     return t;
   }
   t.frame = gp.get_address() >> __builtin_ctz(p_.page_bytes);
+  if (ext.page_fault) {
+    t.fault = true;
+    t.fault_at = std::clamp(clock_.to_cycles_ceil(ext.fault_at), a.cycle, t.ready);
+  }
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/tlb.hpp"
+#include "extensions/replay_queue.hpp"
 #include "sm/l1d_cache.hpp"
 #include "workload/instruction.hpp"
 
@@ -47,6 +48,16 @@ struct InstructionCacheParams {
   L1dParams as_cache() const { return {sets, ways, line_bytes, mshrs, latency}; }
 };
 
+// What the pipeline does about a page fault (SPEC 3). stall_on_fault: the faulting request waits
+// for the handler while the warp goes on (not preemptible). The others squash the faulting
+// instruction and replay it once the fault is handled: wd_commit / wd_lastcheck disable the warp's
+// fetch after a global memory instruction until it commits / until its last TLB check;
+// replay_queue files global memory instructions in the replay queue from issue to commit and
+// holds their source registers until their last TLB check; operand_log adds the operand log, so
+// sources are released at operand read and a replay reads the log.
+enum class FaultOrganization : uint8_t { stall_on_fault, wd_commit, wd_lastcheck, replay_queue, operand_log };
+const char* to_string(FaultOrganization o);
+
 struct SmParams {
   uint32_t count = 1;
   uint32_t warp_size = 32;
@@ -70,6 +81,10 @@ struct SmParams {
   uint32_t shared_mem_latency = 26;
   uint32_t shared_mem_banks = 32;  // 4-byte banks
   PipelineParams pipeline;
+  FaultOrganization fault_organization = FaultOrganization::stall_on_fault;
+  // Sized by the platform's `extensions` section: the same numbers `mpgpu report` prints.
+  ReplayQueueParams replay_queue;
+  OperandLogParams operand_log;
   // Context switch (SPEC 2): drain in-flight instructions, then a trap routine saves (or restores)
   // registers, shared memory and TB state, one line per cycle from the SM.
   uint32_t drain_cycles = 500;

@@ -58,6 +58,10 @@ struct WarpPosition {
   uint32_t iter[8] = {};
   bool done = false;       // the warp had exited
   bool at_barrier = false;
+  // Squashed faulted instructions (SPEC 3), program order: replayed first on restore. Their
+  // replay-queue entries and operand-log values travel with the context: `replay_bytes`.
+  std::vector<WarpPosition> replay;
+  uint32_t replay_bytes = 0;
 };
 
 // One kernel launch in flight: owned by the host, read by block scheduler and SMs.

@@ -1,0 +1,143 @@
+// The pipeline's fault organizations (SPEC 3): the replay queue and operand log as the ld/st
+// unit's admission tables, the squash and replay of faulted memory instructions, the hazards a
+// fault leaves behind, and the replay state a context switch carries.
+#include <algorithm>
+
+#include "common/error.hpp"
+#include "sm/pipeline.hpp"
+
+namespace mpgpu {
+
+namespace {
+constexpr uint64_t kAwaitingReplay = ~uint64_t{0} >> 1;  // as in pipeline.cpp
+}
+
+const char* to_string(FaultOrganization o) {
+  static const char* kNames[] = {"stall_on_fault", "wd_commit", "wd_lastcheck", "replay_queue", "operand_log"};
+  return kNames[static_cast<int>(o)];
+}
+
+uint64_t SmPipeline::tables_free_at(const Warp& w, const Decoded& d, bool count) {
+  const FaultOrganization org = p_.fault_organization;
+  if (org < FaultOrganization::replay_queue || !translated(d)) return cycle_;
+  if (!w.replays.empty() && cycle_ >= w.halt_from) return cycle_;  // a replay keeps its entries
+  uint64_t at = cycle_;
+  if (replay_queue_.full()) {  // entries past their commit leave only when looked at
+    replay_queue_.retire(cycle_);
+    if (replay_queue_.full()) {
+      at = replay_queue_.next_leave();
+      if (count) ++stats_.replay_queue_full, ++w.kstats->replay_queue_full;
+    }
+  }
+  if (org == FaultOrganization::operand_log) {
+    const uint32_t need = d.op == MemOp::load ? 1 : 2;  // a store (or atomic) logs data and addresses
+    if (operand_log_.used(w.tb_slot) + need > operand_log_.share()) {
+      operand_log_.retire(cycle_);
+      if (operand_log_.used(w.tb_slot) + need > operand_log_.share()) {
+        at = std::max(at, operand_log_.next_release(w.tb_slot));
+        if (count) ++stats_.operand_log_full, ++w.kstats->operand_log_full;
+      }
+    }
+  }
+  return at;
+}
+
+void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemIssue& m, uint64_t commit, bool replay) {
+  const FaultOrganization org = p_.fault_organization;
+  if (m.fault) {  // the hazard window: younger instructions issued before the fault is dealt with
+    w.watch_until = org == FaultOrganization::stall_on_fault ? commit : m.fault_at;
+    w.watch_nsrc = std::min<uint8_t>(d.nsrc, 4);
+    std::copy(d.src, d.src + w.watch_nsrc, w.watch_src);
+  }
+  if (org == FaultOrganization::stall_on_fault) return;  // the request waited for the handler
+  const bool squashed = m.fault;
+  const uint64_t seq = replay ? w.replays.front().seq : w.seq++;
+  if (org >= FaultOrganization::replay_queue) {
+    const uint64_t leave = squashed ? kUntilCommit : commit;
+    const uint64_t release = squashed ? kUntilCommit : m.last_check;
+    const bool log = org == FaultOrganization::operand_log;
+    if (replay) {
+      replay_queue_.set_leave(wid, seq, leave);
+      if (log) operand_log_.set_release(wid, seq, release);
+      if (!squashed)  // warps waiting for a table entry may now know when one frees
+        for (SchedulerState& st : sched_state_) st.wake = 0;
+    } else {
+      if (!replay_queue_.issue({wid, d.pc, seq, leave}))
+        throw SimError("replay queue full at issue (the admission check was bypassed)");
+      if (log && !operand_log_.hold(w.tb_slot, d.op != MemOp::load, wid, seq, release))
+        throw SimError("operand log share used up at issue (the admission check was bypassed)");
+    }
+  }
+  if (org == FaultOrganization::replay_queue) {  // sources held until the last TLB check (RAW on replay)
+    const uint64_t held = squashed ? kAwaitingReplay : m.last_check;
+    for (int i = 0; i < d.nsrc; ++i) {
+      if (d.src[i] >= w.regs.size()) continue;
+      uint64_t& r = w.regs[d.src[i]].released;
+      r = replay ? held : std::max(r, held);  // a replay ends the hold its squash set
+    }
+  }
+  if (!squashed) return;
+  if (!replay) {
+    PendingReplay r;
+    r.d = d;
+    r.at = w.code.position();
+    r.seq = seq;
+    r.lanes = w.code.addresses(r.addrs);
+    w.replays.push_back(r);  // younger faulted instructions come later: program order
+  }
+  w.halt_from = std::min(w.halt_from, m.fault_at);
+  w.resume = std::max(w.resume, m.handled + p_.pipeline.fetch_latency);  // refetch at the faulting PC
+}
+
+void SmPipeline::watch_hazards(Warp& w, const Decoded& d) {
+  ++stats_.younger_issued_under_fault, ++w.kstats->younger_issued_under_fault;
+  for (int i = 0; i < d.ndst; ++i)
+    if (std::find(w.watch_src, w.watch_src + w.watch_nsrc, d.dst[i]) != w.watch_src + w.watch_nsrc)
+      ++stats_.sources_overwritten_under_fault, ++w.kstats->sources_overwritten_under_fault;
+}
+
+void SmPipeline::repartition_log() {
+  if (p_.fault_organization != FaultOrganization::operand_log) return;
+  uint32_t resident = 0;
+  for (const TbSlot& t : tbs_) resident += t.live;
+  operand_log_.partition(std::max(1u, resident));
+  for (SchedulerState& st : sched_state_) st.wake = 0;  // shares changed: look again
+}
+
+void SmPipeline::save_replays(uint32_t wid, Warp& w, WarpPosition& pos) {
+  const bool tables = p_.fault_organization >= FaultOrganization::replay_queue;
+  if (tables) replay_queue_.take_warp(wid);  // in-flight ones drain; the squashed go with the context
+  for (const PendingReplay& r : w.replays) {
+    pos.replay.push_back(r.at);
+    if (!tables) continue;
+    pos.replay_bytes += (p_.replay_queue.pc_bits + 7) / 8;
+    if (p_.fault_organization == FaultOrganization::operand_log)
+      pos.replay_bytes += (r.d.op == MemOp::load ? 1 : 2) * p_.operand_log.entry_bytes();
+  }
+  w.replays.clear();
+  w.halt_from = ~uint64_t{0};
+}
+
+void SmPipeline::restore_replays(uint32_t wid, Warp& w, const WarpPosition& pos, uint64_t start) {
+  if (pos.replay.empty()) return;
+  const bool tables = p_.fault_organization >= FaultOrganization::replay_queue;
+  for (const WarpPosition& at : pos.replay) {
+    WarpCursor code = w.code;  // the same code, moved to the squashed instruction
+    code.resume(at);
+    PendingReplay r;
+    r.d = code.head();
+    r.at = at;
+    r.seq = w.seq++;
+    r.lanes = code.addresses(r.addrs);
+    w.replays.push_back(r);
+    // Restored into the tables as squashed (leaving at their replay); a table the TBs now resident
+    // have filled takes them late (simplification: they are not waited for).
+    if (tables) replay_queue_.issue({wid, r.d.pc, r.seq, kUntilCommit});
+    if (p_.fault_organization == FaultOrganization::operand_log)
+      operand_log_.hold(w.tb_slot, r.d.op != MemOp::load, wid, r.seq, kUntilCommit);
+  }
+  w.halt_from = start;
+  w.resume = start + p_.pipeline.fetch_latency;
+}
+
+}  // namespace mpgpu
