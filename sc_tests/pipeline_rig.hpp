@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,11 @@ struct FakePort : MemoryPort {
   std::vector<MemAccess> log;
   std::vector<MemAccess> walks;
   std::vector<uint64_t> invalid_pages;  // virtual page numbers (4 KB pages)
+  // Pages not resident until first touched: the walk finds the fault at cycle + walk_latency, the
+  // handler makes the page resident fault_latency later; a walk in between learns of the same
+  // fault. Value: the cycle the page is resident (0: untouched).
+  std::map<uint64_t, uint64_t> fault_pages;
+  uint64_t fault_latency = 1000;
   uint64_t access(const MemAccess& a) override {
     log.push_back(a);
     return script ? script(a, log.size() - 1) : a.cycle + latency;
@@ -38,6 +44,12 @@ struct FakePort : MemoryPort {
     const uint64_t vpn = a.addr >> 12;
     for (uint64_t p : invalid_pages)
       if (p == vpn) return {false, 0, a.cycle + walk_latency};
+    const auto f = fault_pages.find(vpn);
+    if (f != fault_pages.end() && (f->second == 0 || a.cycle < f->second)) {
+      const uint64_t known = a.cycle + walk_latency;
+      if (f->second == 0) f->second = known + fault_latency;
+      return {true, vpn + kFrameOffset, f->second, true, std::min(known, f->second)};
+    }
     return {true, vpn + kFrameOffset, a.cycle + walk_latency};
   }
 };

@@ -90,6 +90,8 @@ class SmPipeline {
   const L1dCache& l1d() const { return l1d_; }
   const L1dCache& icache() const { return icache_; }
   const Tlb& l1_tlb() const { return l1_tlb_; }
+  const ReplayQueue& replay_queue() const { return replay_queue_; }
+  const OperandLog& operand_log() const { return operand_log_; }
 
  private:
   struct Reg {

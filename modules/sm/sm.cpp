@@ -45,11 +45,13 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     sc_time run_start = start;
     std::vector<WarpPosition> resume;
     if (d->restore) {  // the context comes back, then the warps continue where they stopped
-      run_start = restore_tb(*d, start);
       auto it = d->launch->saved_warps.find(d->tb);
       if (it == d->launch->saved_warps.end()) throw SimError(name() + std::string(": restore of a TB that was never saved"));
       resume = std::move(it->second);
       d->launch->saved_warps.erase(it);
+      run_start = restore_tb(*d, start);
+      sc_time issue_at = run_start;
+      run_start = std::max(run_start, move_replay_state(*d->launch, d->tb, resume, issue_at, false));
     }
     warp_tbs_.at(alloc->slot) = {d->launch, d->tb, *alloc, start, start, false};
     ++warp_tbs_live_;
@@ -274,6 +276,17 @@ sc_time Sm::save_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc
   return done;
 }
 
+sc_time Sm::move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
+                              sc_time& issue_at, bool write) {
+  uint64_t bytes = 0;
+  for (const WarpPosition& w : warps) bytes += w.replay_bytes;
+  if (!bytes) return issue_at;
+  (write ? stats_.bytes_saved : stats_.bytes_restored) += bytes;
+  // A window of its own above the TB contexts: 64 KiB per TB, wrapping (timing only).
+  const uint64_t pointer = (uint64_t{1} << 31) + (uint64_t{tb} % 32768) * 65536;
+  return move_context(save_address(l, pointer), bytes, issue_at, write);
+}
+
 sc_time Sm::restore_tb(const TbDispatch& d, const sc_time& start) {
   const uint64_t bytes = context_bytes(*d.launch);
   sc_time issue_at = start + clock_.cycles(p_.trap_cycles);  // the trap routine first
@@ -299,6 +312,7 @@ void Sm::start_save(sc_time delay) {
   for (auto& [slot, warps] : evicted) {
     WarpTb& t = warp_tbs_[slot];
     done = std::max(done, save_tb(t.launch, t.tb, t.alloc, 1, issue_at));  // its work left is in the warps
+    done = std::max(done, move_replay_state(*t.launch, t.tb, warps, issue_at, true));
     t.launch->saved_warps[t.tb] = std::move(warps);
     t = WarpTb{};
     --warp_tbs_live_;

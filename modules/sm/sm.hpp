@@ -128,6 +128,10 @@ class Sm : public sc_core::sc_module, private MemoryPort {
                            sc_core::sc_time& issue_at);
   // Trap routine, then the dispatched TB's context back from its save area; returns when it can run.
   sc_core::sc_time restore_tb(const TbDispatch& d, const sc_core::sc_time& start);
+  // The replay state of a faulted TB's warps (SPEC 3: replay-queue entries, operand-log values)
+  // saved or restored after its context; returns when the last line is written or back.
+  sc_core::sc_time move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
+                                     sc_core::sc_time& issue_at, bool write);
   void start_save(sc_core::sc_time delay);
   void finish_save();
 
