@@ -12,6 +12,9 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
 - translation: the two warp-program cases with address translation on (the platform's
   fill_unit.translation: paged) and off (none): CPU cost per warp instruction of each and the
   ratio on / off (target <= 1.25: TLB hits must be a fast path), with the simulated cycles.
+- faults: the two warp-program cases under sm.fault_organization stall_on_fault and operand_log
+  (the costliest organization to simulate: replay queue and operand log looked up per global
+  memory instruction), side by side: CPU cost per warp instruction and simulated cycles.
 - scaling: the two cases at 20, 80 and 320 SMs with the grid scaled alike: ns per warp
   instruction and its ratio 320 / 20 SMs (target <= 1.25).
 - tb: the TB-level 8-process Parboil workload of scripts/tanasic_ch5.py under FCFS and under PPQ
@@ -23,7 +26,7 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   compute-bound case (target: within 2x), since the matrix-multiply trace is memory-bound.
 Ends with one JSON line.
 Usage: python3 scripts/bench_speed.py [--repeat N] [--platform FILE] [--large-mb MB] [--mpgpu PATH]
-                                      [--only cases,quantum,translation,scaling,tb,large]
+                                      [--only cases,quantum,translation,faults,scaling,tb,large]
 """
 import argparse
 import json
@@ -39,12 +42,15 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")  # --mpgpu replaces it
-SECTIONS = ("cases", "quantum", "translation", "scaling", "tb", "large")
+SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "tb", "large")
 TARGET_WIPS = {"compute_bound": 50e6, "memory_bound": 5e6}  # warp instructions per CPU second
 TARGET_QUANTUM_RATIO = 2.0   # CPU per warp instruction, quantum 1 / quantum 100
 TARGET_SCALING_RATIO = 1.25  # ns per warp instruction, 320 SMs / 20 SMs
 TARGET_TRANSLATION_RATIO = 1.25  # CPU per warp instruction, translation on / off
 TRANSLATION_KEY = "fill_unit.translation"  # paged | none
+FAULT_KEY = "sm.fault_organization"
+FAULT_ORGS = ("stall_on_fault", "operand_log")
+FAULT_SETS = ["--set", "extensions.operand_log_bytes=16384"]  # 32 TBs per GTX 1080 SM: 2 entries each
 QUANTUM_KEY = "sim.quantum_cycles"  # platforms/*.yaml: sim: {quantum_cycles: 100}
 SCALING_SMS = (20, 80, 320)
 TB_LABELS = ("fcfs", "ppq_ex_switch")  # tanasic_ch5.RUNS: FCFS, PPQ (exclusive) with context switch
@@ -246,6 +252,21 @@ def section_translation(a, summary):
         summary[f"{name}_translation_on_over_off"] = round(ratio, 2)
 
 
+def section_faults(a, summary):
+    print(f"\nfault organizations (--set {FAULT_KEY}=...): CPU cost per warp instruction, no faults")
+    print(f"{'case':<15}" + "".join(f"{'cycles ' + o:>26}{'ns/winstr ' + o:>29}" for o in FAULT_ORGS) + f"{'ratio':>8}")
+    for name, args in WARP_CASES:
+        res = {}
+        for org in FAULT_ORGS:
+            best = best_run(a.platform, args + ["--set", f"{FAULT_KEY}={org}"] + FAULT_SETS, a.repeat or 3)
+            res[org] = (best["sim"]["cycles"], sim_seconds(best)[0] / best["warp_instructions"] * 1e9)
+        ratio = res[FAULT_ORGS[1]][1] / res[FAULT_ORGS[0]][1]
+        print(f"{name:<15}" + "".join(f"{res[o][0]:>26}{res[o][1]:>29.1f}" for o in FAULT_ORGS) + f"{ratio:>7.2f}x")
+        for o in FAULT_ORGS:
+            summary[f"{name}_cycles_{o}"] = res[o][0]
+            summary[f"{name}_ns_per_winstr_{o}"] = round(res[o][1], 1)
+
+
 def section_scaling(a, summary):
     # The platform's memory system is kept at every SM count: gtx1080's XOR address hash is defined
     # for exactly its 8 memory modules, so L2 slices and DRAM channels do not scale by --set alone.
@@ -322,7 +343,8 @@ def main():
     print(f"binary: {MPGPU}")
     summary = {}
     for name, section in (("cases", section_cases), ("quantum", section_quantum),
-                          ("translation", section_translation), ("scaling", section_scaling),
+                          ("translation", section_translation), ("faults", section_faults),
+                          ("scaling", section_scaling),
                           ("tb", section_tb)):
         if name in only:
             section(a, summary)

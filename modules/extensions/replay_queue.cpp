@@ -9,6 +9,7 @@ bool ReplayQueue::issue(const ReplayEntry& e) {
   checked(e.warp, field_bits(layout_, "warp"), "replay_queue", "warp");
   checked(e.pc, field_bits(layout_, "pc"), "replay_queue", "pc");
   q_.push_back(e);
+  earliest_ = std::min(earliest_, e.leave);
   return true;
 }
 
@@ -28,20 +29,23 @@ std::vector<ReplayEntry> ReplayQueue::replay_order(uint32_t warp) const {
 }
 
 void ReplayQueue::retire(uint64_t now) {
+  if (now < earliest_) return;
   q_.erase(std::remove_if(q_.begin(), q_.end(), [&](const ReplayEntry& e) { return e.leave <= now; }), q_.end());
+  earliest_ = kUntilCommit;
+  for (const auto& e : q_) earliest_ = std::min(earliest_, e.leave);
 }
 
 bool ReplayQueue::set_leave(uint32_t warp, uint64_t seq, uint64_t leave) {
   for (auto& e : q_)
-    if (e.warp == warp && e.seq == seq) return e.leave = leave, true;
+    if (e.warp == warp && e.seq == seq) {
+      e.leave = leave;
+      earliest_ = std::min(earliest_, leave);
+      return true;
+    }
   return false;
 }
 
-uint64_t ReplayQueue::next_leave() const {
-  uint64_t t = kUntilCommit;
-  for (const auto& e : q_) t = std::min(t, e.leave);
-  return t;
-}
+uint64_t ReplayQueue::next_leave() const { return earliest_; }
 
 std::vector<ReplayEntry> ReplayQueue::take_warp(uint32_t warp) {
   std::vector<ReplayEntry> out = replay_order(warp);
@@ -75,21 +79,32 @@ namespace mpgpu {
 bool OperandLog::hold(uint32_t tb, bool store, uint32_t warp, uint64_t seq, uint64_t release) {
   if (!allocate(tb, store)) return false;
   holds_.push_back({tb, warp, store ? 2u : 1u, seq, release});
+  earliest_ = std::min(earliest_, release);
   return true;
 }
 
 void OperandLog::retire(uint64_t now) {
+  if (now < earliest_) return;
+  earliest_ = kUntilCommit;
   auto keep = holds_.begin();
   for (auto& h : holds_) {
-    if (h.release <= now) used_[h.tb] -= h.entries;
-    else *keep++ = h;
+    if (h.release <= now) {
+      used_[h.tb] -= h.entries;
+    } else {
+      earliest_ = std::min(earliest_, h.release);
+      *keep++ = h;
+    }
   }
   holds_.erase(keep, holds_.end());
 }
 
 bool OperandLog::set_release(uint32_t warp, uint64_t seq, uint64_t release) {
   for (auto& h : holds_)
-    if (h.warp == warp && h.seq == seq) return h.release = release, true;
+    if (h.warp == warp && h.seq == seq) {
+      h.release = release;
+      earliest_ = std::min(earliest_, release);
+      return true;
+    }
   return false;
 }
 

@@ -52,6 +52,7 @@ class ReplayQueue {
   ReplayQueueParams p_;
   FieldLayout layout_;
   std::deque<ReplayEntry> q_;
+  uint64_t earliest_ = kUntilCommit;  // no entry leaves before: retire() is free until then
 };
 
 // Operand log (SPEC 3): source operands of in-flight global memory instructions, so sources can
@@ -101,6 +102,7 @@ class OperandLog {
   uint32_t share_ = 0;
   std::vector<uint32_t> used_;
   std::vector<Hold> holds_;
+  uint64_t earliest_ = kUntilCommit;  // no hold is released before
 };
 
 }  // namespace mpgpu

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""SPEC 3 experiment (Tanasic, thesis ch. 6): the cost of the preemptible pipeline organizations
+when nothing faults, on the Table 6.1 platform (platforms/sixteen_sm.yaml).
+
+Every application of configs/experiments/tanasic_ch6.yaml (see its header for the modelling
+choices) runs alone under stall_on_fault, wd_commit, wd_lastcheck, replay_queue and operand_log
+(8, 16, 32 KB); performance = T_stall_on_fault / T_org. Printed per application and as the
+geometric mean beside the published figures, with the counts that explain them (replay-queue /
+operand-log refusals). Writes a PNG and summary.json under out/tanasic_ch6/ and ends with one
+JSON line. Block switching and local fault handling are not measured: the model lacks them.
+Usage: python3 scripts/tanasic_ch6.py [--quick] [--jobs N] [--out DIR]
+  --quick: lbm, sgemm, stencil; operand log 8 KB only.
+"""
+import os
+import sys
+
+try:
+    import yaml  # noqa: F401
+except ImportError:  # a non-Debian python3 first on PATH: use the system one with the packages
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
+
+import argparse
+import concurrent.futures as cf
+import json
+import math
+import time
+
+import yaml  # noqa: E402
+
+from experiment_util import ROOT, run_simulation, snapshot_binary  # noqa: E402
+
+CONFIG = os.path.join(ROOT, "configs", "experiments", "tanasic_ch6.yaml")
+TIMEOUT_S = 900
+
+
+def workload(exp, app):
+    return {"name": app, "policy": "fcfs", "kernels": {app: exp["apps"][app]},
+            "processes": [{"name": app, "launches": [{"kernel": app}]}]}
+
+
+def configs(exp, quick):
+    """(label, organization, operand-log KB or None)."""
+    out = []
+    for org in exp["organizations"]:
+        if org == "operand_log":
+            for kb in exp["operand_log_kb"][:1] if quick else exp["operand_log_kb"]:
+                out.append((f"operand_log_{kb}", org, kb))
+        else:
+            out.append((org, org, None))
+    return out
+
+
+def run_time_ns(s):
+    r = s["processes"][0]["runs"][0]
+    return r["end_ns"] - r["start_ns"]
+
+
+def fault_counts(s):
+    total = {}
+    for sm in s["sms"]:
+        for k, v in sm["pipeline"]["faults"].items():
+            total[k] = total.get(k, 0) + v
+    return total
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def plot(path, apps, labels, perf):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot")
+        return
+    fig, ax = plt.subplots(figsize=(10, 4))
+    width = 0.8 / len(labels)
+    groups = apps + ["geomean"]
+    for i, lab in enumerate(labels):
+        vals = [perf[a][lab] for a in apps] + [geomean([perf[a][lab] for a in apps])]
+        ax.bar([g + i * width for g in range(len(groups))], [100 * v for v in vals], width, label=lab)
+    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))])
+    ax.set_xticklabels(groups)
+    ax.set_ylabel("performance vs stall_on_fault (%)")
+    ax.set_ylim(0, 110)
+    ax.legend(fontsize=7, ncol=4)
+    ax.set_title("SPEC 3: preemptible pipelines without faults (sixteen_sm)")
+    fig.tight_layout()
+    fig.savefig(path)
+    print(f"plot: {os.path.relpath(path, ROOT)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "tanasic_ch6"))
+    a = ap.parse_args()
+    with open(CONFIG) as f:
+        exp = yaml.safe_load(f)
+    os.makedirs(a.out, exist_ok=True)
+    binary, bin_desc = snapshot_binary(a.out)
+    t0 = time.time()
+    apps = exp["quick_apps"] if a.quick else list(exp["apps"])
+    cfgs = configs(exp, a.quick)
+    platform = os.path.join(ROOT, exp["platform"])
+
+    def one(job):
+        app, (label, org, kb) = job
+        sets = dict(exp["sets"])
+        sets["sm.fault_organization"] = org
+        if kb:
+            sets["extensions.operand_log_bytes"] = kb * 1024
+        out = os.path.join(a.out, app, label)
+        return job, run_simulation(binary, platform, sets, workload(exp, app), out, TIMEOUT_S)
+
+    results = {}
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        for (app, cfg), s in pool.map(one, [(app, c) for app in apps for c in cfgs]):
+            results[(app, cfg[0])] = s
+    labels = [c[0] for c in cfgs]
+    perf = {app: {lab: run_time_ns(results[(app, "stall_on_fault")]) / run_time_ns(results[(app, lab)])
+                  for lab in labels} for app in apps}
+
+    print(f"SPEC 3 preemptible pipelines without faults (Tanasic ch. 6): {'quick' if a.quick else 'full'} mode, {bin_desc}")
+    print("performance normalized to stall_on_fault (T_stall / T_org), percent")
+    print(f"{'app':<14}{'T_stall us':>11}" + "".join(f"{lab:>16}" for lab in labels[1:]))
+    for app in apps:
+        t = run_time_ns(results[(app, "stall_on_fault")]) / 1e3
+        print(f"{app:<14}{t:>11.1f}" + "".join(f"{100 * perf[app][lab]:>15.1f}%" for lab in labels[1:]))
+    gm = {lab: geomean([perf[app][lab] for app in apps]) for lab in labels}
+    print(f"{'geomean':<14}{'':>11}" + "".join(f"{100 * gm[lab]:>15.1f}%" for lab in labels[1:]))
+
+    pub = exp["published"]
+    rows = [("WD-commit", gm["wd_commit"], pub["wd_commit"]),
+            ("WD-lastcheck", gm["wd_lastcheck"], pub["wd_lastcheck"]),
+            ("replay queue", gm["replay_queue"], pub["replay_queue"]),
+            ("operand log 8 KB", gm["operand_log_8"], pub["operand_log_8"])]
+    if "operand_log_16" in gm:
+        rows.append(("operand log 16 KB", gm["operand_log_16"], pub["operand_log_16"]))
+    if "lbm" in perf:
+        rows.append(("lbm, replay queue", perf["lbm"]["replay_queue"], pub["replay_queue_lbm"]))
+        rows.append(("lbm, operand log 8 KB", perf["lbm"]["operand_log_8"], pub["operand_log_lbm_8"]))
+        big = "operand_log_32" if "operand_log_32" in perf["lbm"] else None
+        if big:
+            rows.append(("lbm, operand log 32 KB", perf["lbm"][big], pub["operand_log_lbm_large"]))
+    print(f"\n{'figure':<26}{'model':>8}{'published':>11}")
+    for name, model, published in rows:
+        print(f"{name:<26}{100 * model:>7.1f}%{published:>10.1f}%")
+    print("  (geomean over the applications run; the published figures are over Parboil and more)")
+
+    print("\ntable refusals (a ready global memory instruction found no replay-queue entry / log share):")
+    for app in apps:
+        parts = []
+        for lab in labels:
+            c = fault_counts(results[(app, lab)])
+            if c["replay_queue_full"] or c["operand_log_full"]:
+                parts.append(f"{lab}: rq {c['replay_queue_full']}, log {c['operand_log_full']}")
+        print(f"  {app:<14}" + ("; ".join(parts) if parts else "none"))
+
+    plot(os.path.join(a.out, "normalized_performance.png"), apps, labels[1:], perf)
+    summary = {"mode": "quick" if a.quick else "full", "binary": bin_desc,
+               "performance": perf, "geomean": gm,
+               "model_vs_published": {name: [round(100 * m, 1), p] for name, m, p in rows},
+               "wall_s": round(time.time() - t0, 1)}
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    print(json.dumps({"experiment": "tanasic_ch6", "mode": summary["mode"],
+                      "model_vs_published": summary["model_vs_published"]}))
+
+
+if __name__ == "__main__":
+    main()
