@@ -283,3 +283,21 @@ TEST(FaultOrganizationConfig, UnknownOrganizationAndTooSmallLogExit2) {
   auto ok = run_mpgpu("validate " + plat + " --set sm.fault_organization=operand_log --set extensions.operand_log_bytes=8192");
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
 }
+
+// A faulted store holds its TB's whole log share (512 B: 2 entries) until its replay: the next
+// store waits, and the warp must still reach its replay when the fault becomes known (the wait
+// for the table ends there, not never).
+TEST(FaultOrganization, SquashedInstructionHoldingTheLogStillReplays) {
+  Rig r("body:\n"
+        "  - loop: 4\n"
+        "    body:\n"
+        "      - {op: st.global, src: [r1], addr: {base: 0x10000000, tid: 4, iter: 512}}\n",
+        32, org(FaultOrganization::operand_log, 512));
+  r.port.fault_pages[kPage] = 0;
+  r.start();
+  r.run();
+  EXPECT_FALSE(r.pipe->busy());
+  EXPECT_EQ(r.st().replays, 1u);
+  EXPECT_EQ(r.st().global_stores, 5u);  // 4 and the replay
+  EXPECT_GE(r.st().operand_log_full, 1u);
+}

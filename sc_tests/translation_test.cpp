@@ -320,6 +320,44 @@ TEST(FillUnit, FaultGranuleBatchesNeighbouringPages) {
   EXPECT_EQ(s.migrated_bytes, 0u);
 }
 
+// The CPU runs one handler at a time (2 us each): three lazy faults found at 410, 411, 412 start
+// at 410, 2410, 4410 and are each resident 12 us later; the replayed walks end 400 after that.
+TEST(FillUnit, CpuFaultHandlerServesOneFaultAtATime) {
+  FillRig r([](FillUnitParams& p) { p.fault.cpu_handler_us = 2; });
+  AddressSpaceDesc d;
+  d.allocations = {alloc("out", 0x30000000, 3 * 4096, Placement::lazy)};
+  const uint32_t c = r.mm.create_context(d);
+  std::vector<uint64_t> done;
+  for (uint64_t p = 0; p < 3; ++p) done.push_back(std::get<2>(r.translate(c, 0x30000000 + p * 4096, p)));
+  EXPECT_EQ(done, (std::vector<uint64_t>{410 + 12000 + 400, 2410 + 12000 + 400, 4410 + 12000 + 400}));
+  const TranslationStats s = r.fu->total();
+  EXPECT_EQ(s.faults_lazy, 3u);
+  EXPECT_EQ(s.allocated_bytes, 3u * 4096);
+  EXPECT_DOUBLE_EQ(s.cpu_queue_ns, (2410 - 411) + (4410 - 412));
+}
+
+// Local fault handling: lazy pages are allocated by the GPU's handler (20 us), in parallel and
+// without the CPU; a host page still migrates through the CPU (25 us).
+TEST(FillUnit, LocalHandlerAllocatesLazyPagesOnTheGpu) {
+  FillRig r([](FillUnitParams& p) {
+    p.fault.cpu_handler_us = 2;
+    p.fault.local_lazy = true;
+    p.fault.gpu_handler_us = 20;
+  });
+  AddressSpaceDesc d;
+  d.allocations = {alloc("out", 0x30000000, 3 * 4096, Placement::lazy), alloc("in", 0x20000000, 4096, Placement::host)};
+  const uint32_t c = r.mm.create_context(d);
+  for (uint64_t p = 0; p < 3; ++p)
+    EXPECT_EQ(std::get<2>(r.translate(c, 0x30000000 + p * 4096, p)), 410 + p + 20000 + 400);
+  EXPECT_EQ(std::get<2>(r.translate(c, 0x20000000, 10)), 420u + 25000 + 400);
+  const TranslationStats s = r.fu->total();
+  EXPECT_EQ(s.faults_lazy, 3u);
+  EXPECT_EQ(s.faults_local, 3u);
+  EXPECT_EQ(s.faults_host, 1u);
+  EXPECT_EQ(s.allocated_bytes, 3u * 4096);
+  EXPECT_DOUBLE_EQ(s.cpu_queue_ns, 0);
+}
+
 // Outside every allocation: an address error, after a walk that found no mapping.
 TEST(FillUnit, InvalidAddressIsAnAddressError) {
   FillRig r;

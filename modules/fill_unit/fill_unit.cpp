@@ -13,6 +13,7 @@ TranslationStats& TranslationStats::operator+=(const TranslationStats& o) {
   l2_tlb_merged += o.l2_tlb_merged, walks += o.walks, pte_reads += o.pte_reads, walk_cycles += o.walk_cycles;
   walk_cycles_max = std::max(walk_cycles_max, o.walk_cycles_max);
   faults_host += o.faults_host, faults_lazy += o.faults_lazy, faults_batched += o.faults_batched;
+  faults_local += o.faults_local, cpu_queue_ns += o.cpu_queue_ns;
   fault_ns += o.fault_ns, fault_ns_max = std::max(fault_ns_max, o.fault_ns_max);
   migrated_bytes += o.migrated_bytes, allocated_bytes += o.allocated_bytes, copied_bytes += o.copied_bytes;
   invalid_accesses += o.invalid_accesses;
@@ -28,7 +29,9 @@ nlohmann::json TranslationStats::to_json() const {
           {"pte_reads", pte_reads},
           {"walk_cycles_mean", walks ? double(walk_cycles) / walks : 0.0},
           {"walk_cycles_max", walk_cycles_max},
-          {"faults", {{"host", faults_host}, {"lazy", faults_lazy}, {"batched", faults_batched}}},
+          {"faults", {{"host", faults_host}, {"lazy", faults_lazy}, {"batched", faults_batched},
+                      {"handled_on_gpu", faults_local}}},
+          {"cpu_handler_queue_ns", cpu_queue_ns},
           {"fault_latency_ns_mean", faults ? fault_ns / faults : 0.0},
           {"fault_latency_ns_max", fault_ns_max},
           {"migrated_bytes", migrated_bytes},
@@ -154,8 +157,18 @@ void FillUnit::serve(tlm::tlm_generic_payload& gp, sc_time& delay, TranslationSt
       const uint64_t mapped = memory_.resolve_fault(context, vpn, p_.fault.granularity_bytes);
       if (mapped == MemoryManager::kOutOfMemory) pw.leaf = PageWalk::Leaf::out_of_memory;
       else {
-        const double cost_ns = (host ? p_.fault.migrate_us : p_.fault.allocate_us) * 1e3;
-        const uint64_t resident = done + static_cast<uint64_t>(std::ceil(clock_.ns_to_cycles(cost_ns)));
+        // Local handling: the GPU's handler allocates the page; otherwise the CPU's, one at a time.
+        const bool local = !host && p_.fault.local_lazy;
+        const double cost_ns = (local ? p_.fault.gpu_handler_us : host ? p_.fault.migrate_us : p_.fault.allocate_us) * 1e3;
+        uint64_t start = done;
+        if (local) {
+          ++s.faults_local;
+        } else if (p_.fault.cpu_handler_us > 0) {
+          start = std::max(done, cpu_free_);
+          cpu_free_ = start + static_cast<uint64_t>(std::ceil(clock_.ns_to_cycles(p_.fault.cpu_handler_us * 1e3)));
+          s.cpu_queue_ns += (start - done) * clock_.period_ps() / 1e3;
+        }
+        const uint64_t resident = start + static_cast<uint64_t>(std::ceil(clock_.ns_to_cycles(cost_ns)));
         resolving_[block] = {done, resident};
         report_fault(done);
         (host ? s.faults_host : s.faults_lazy) += 1;

@@ -101,6 +101,9 @@ void read_fill_unit(const ConfigNode& root, PlatformConfig& c) {
   f.fault.allocate_us = fault.req_num("allocate_us", 0, 1e9);
   f.fault.granularity_bytes = fault.opt_int("granularity_bytes", page, page, int64_t{1} << 40);
   if (!pow2(f.fault.granularity_bytes)) fault.req("granularity_bytes").fail("must be a power of two");
+  f.fault.cpu_handler_us = fault.opt_num("cpu_handler_us", 0, 0, 1e9);
+  f.fault.local_lazy = fault.opt_enum("lazy_pages", "cpu", {"cpu", "gpu"}) == "gpu";
+  f.fault.gpu_handler_us = fault.opt_num("gpu_handler_us", 20, 0, 1e9);
   fault.finish();
   if (f.translation && !root.req("sm").has("l1_tlb"))
     root.req("sm").fail("needs an l1_tlb section (entries, ways, latency_cycles, mshrs) with fill_unit.translation: paged");

@@ -39,6 +39,9 @@ uint64_t SmPipeline::tables_free_at(const Warp& w, const Decoded& d, bool count)
       }
     }
   }
+  // A warp whose own squashed instruction holds the entries waits for its replay, which becomes
+  // due once the fault is known: look again then (the tables may name no release before it).
+  if (at > cycle_ && !w.replays.empty()) at = std::min(at, std::max(cycle_ + 1, w.halt_from));
   return at;
 }
 
