@@ -13,6 +13,8 @@
 #include <string>
 
 #include "pipeline_rig.hpp"
+#include "platform/extension_report.hpp"
+#include "platform/platform_config.hpp"
 #include "test_util.hpp"
 
 using namespace mpgpu;
@@ -300,4 +302,32 @@ TEST(FaultOrganization, SquashedInstructionHoldingTheLogStillReplays) {
   EXPECT_EQ(r.st().replays, 1u);
   EXPECT_EQ(r.st().global_stores, 5u);  // 4 and the replay
   EXPECT_GE(r.st().operand_log_full, 1u);
+}
+
+// The tables `mpgpu report` sizes are the ones the pipeline runs with: a 16 KB log on sixteen_sm
+// is 64 entries in the report and a lone TB's share in a pipeline built from the same platform;
+// the replay queue defaults to two entries per warp slot (128) in both.
+TEST(FaultOrganizationConfig, ReportSizesAreThePipelineSizes) {
+  PlatformConfig c = load_platform(source_path("platforms/sixteen_sm.yaml"),
+                                   {{"extensions.operand_log_bytes", "16384"}, {"sm.fault_organization", "operand_log"}});
+  uint64_t log_entries = 0, rq_entries = 0;
+  const auto report = extension_report(c);
+  for (const auto& row : report["extensions"]) {
+    if (row["name"] == "operand_log") log_entries = row["entries"].get<uint64_t>();
+    if (row["name"] == "replay_queue") rq_entries = row["entries"].get<uint64_t>();
+  }
+  EXPECT_EQ(log_entries, 64u);
+  EXPECT_EQ(rq_entries, 128u);
+  FakePort port;
+  SmPipeline pipe(c.sm, port);
+  KernelDesc k;
+  k.name = "k";
+  k.threads_per_tb = 32;
+  k.program = program("body:\n  - {op: sp, dst: r1}\n");
+  KernelLaunch l;
+  l.id = 1;
+  l.kernel = &k;
+  ASSERT_TRUE(pipe.launch_tb(0, &l, 0, 0));
+  EXPECT_EQ(pipe.operand_log().share(), log_entries);
+  EXPECT_EQ(c.sm.replay_queue.entries, rq_entries);
 }
