@@ -80,18 +80,22 @@ bool OperandLog::hold(uint32_t tb, bool store, uint32_t warp, uint64_t seq, uint
   if (!allocate(tb, store)) return false;
   holds_.push_back({tb, warp, store ? 2u : 1u, seq, release});
   earliest_ = std::min(earliest_, release);
+  if (tb >= tb_earliest_.size()) tb_earliest_.resize(tb + 1, kUntilCommit);
+  tb_earliest_[tb] = std::min(tb_earliest_[tb], release);
   return true;
 }
 
 void OperandLog::retire(uint64_t now) {
   if (now < earliest_) return;
   earliest_ = kUntilCommit;
+  std::fill(tb_earliest_.begin(), tb_earliest_.end(), kUntilCommit);
   auto keep = holds_.begin();
   for (auto& h : holds_) {
     if (h.release <= now) {
       used_[h.tb] -= h.entries;
     } else {
       earliest_ = std::min(earliest_, h.release);
+      tb_earliest_[h.tb] = std::min(tb_earliest_[h.tb], h.release);
       *keep++ = h;
     }
   }
@@ -103,16 +107,15 @@ bool OperandLog::set_release(uint32_t warp, uint64_t seq, uint64_t release) {
     if (h.warp == warp && h.seq == seq) {
       h.release = release;
       earliest_ = std::min(earliest_, release);
+      tb_earliest_[h.tb] = std::min(tb_earliest_[h.tb], release);
       return true;
     }
   return false;
 }
 
 uint64_t OperandLog::next_release(uint32_t tb) const {
-  uint64_t t = kUntilCommit;
-  for (const auto& h : holds_)
-    if (h.tb == tb) t = std::min(t, h.release);
-  return t;
+  // Exact after retire(); a hold raised by set_release (kUntilCommit -> its replay) only lowers it.
+  return tb < tb_earliest_.size() ? tb_earliest_[tb] : kUntilCommit;
 }
 
 uint32_t OperandLog::take_tb(uint32_t tb) {
@@ -124,6 +127,7 @@ uint32_t OperandLog::take_tb(uint32_t tb) {
   }
   holds_.erase(keep, holds_.end());
   if (tb < used_.size()) used_[tb] = 0;
+  if (tb < tb_earliest_.size()) tb_earliest_[tb] = kUntilCommit;
   return n;
 }
 

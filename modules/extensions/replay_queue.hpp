@@ -103,6 +103,7 @@ class OperandLog {
   std::vector<uint32_t> used_;
   std::vector<Hold> holds_;
   uint64_t earliest_ = kUntilCommit;  // no hold is released before
+  std::vector<uint64_t> tb_earliest_;  // the same per TB slot (next_release without a scan)
 };
 
 }  // namespace mpgpu
