@@ -75,7 +75,9 @@ json extension_report(const PlatformConfig& c) {
           {"parameters",
            {{"num_sms", n}, {"max_tbs_per_sm", c.sm.max_tbs}, {"max_contexts", e.max_contexts}, {"warps_per_sm", warps},
             {"registers_per_sm", c.sm.registers}, {"shared_mem_per_sm", c.sm.largest_shared_mem()},
-            {"operand_log_bytes", ol.bytes}, {"replay_queue_entries", rq.entries}, {"dual_kernel_positions", dk.positions}}},
+            {"operand_log_bytes", ol.bytes}, {"replay_queue_entries", rq.entries}, {"dual_kernel_positions", dk.positions},
+            {"fault_organization", to_string(c.sm.fault_organization)},
+            {"operand_log_entries_per_tb_at_full_occupancy", ol.entries() / c.sm.max_tbs}}},
           {"extensions", rows}};
 }
 
@@ -91,6 +93,11 @@ void print_extension_table(const json& r) {
                x["bits_per_entry"].get<int>(), x["bytes_per_sm"].get<double>(), x["bytes_total"].get<double>(),
                x["latency_cycles"].get<int>(), fields);
   }
+  const auto& p = r["parameters"];
+  fmt::print("SM pipeline fault organization: {} (sm.fault_organization); under replay_queue / operand_log it runs "
+             "on the replay queue and operand log above ({} log entries per TB with {} TBs resident)\n",
+             p["fault_organization"].get<std::string>(), p["operand_log_entries_per_tb_at_full_occupancy"].get<uint32_t>(),
+             p["max_tbs_per_sm"].get<uint32_t>());
 }
 
 }  // namespace mpgpu
