@@ -54,7 +54,7 @@ std::vector<ReplayEntry> ReplayQueue::take_warp(uint32_t warp) {
 }
 
 void OperandLog::partition(uint32_t resident_tbs) {
-  share_ = resident_tbs ? p_.entries() / resident_tbs : 0;
+  share_ = p_.share(resident_tbs);
   used_.resize(std::max<size_t>(used_.size(), resident_tbs), 0);
 }
 

@@ -66,6 +66,8 @@ struct OperandLogParams {
   uint32_t max_warps = 64;
   uint32_t entry_bytes() const { return warp_size * value_bytes; }
   uint32_t entries() const { return bytes / entry_bytes(); }
+  // Each TB's entries when the log is split evenly among `resident_tbs` TBs.
+  uint32_t share(uint32_t resident_tbs) const { return resident_tbs ? entries() / resident_tbs : 0; }
 };
 
 class OperandLog {

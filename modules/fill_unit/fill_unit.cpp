@@ -159,16 +159,17 @@ void FillUnit::serve(tlm::tlm_generic_payload& gp, sc_time& delay, TranslationSt
       else {
         // Local handling: the GPU's handler allocates the page; otherwise the CPU's, one at a time.
         const bool local = !host && p_.fault.local_lazy;
-        const double cost_ns = (local ? p_.fault.gpu_handler_us : host ? p_.fault.migrate_us : p_.fault.allocate_us) * 1e3;
+        const double cost_us = local ? p_.fault.gpu_handler_us : host ? p_.fault.migrate_us : p_.fault.allocate_us;
+        auto us_to_cycles = [&](double us) { return static_cast<uint64_t>(std::ceil(clock_.ns_to_cycles(us * 1e3))); };
         uint64_t start = done;
         if (local) {
           ++s.faults_local;
         } else if (p_.fault.cpu_handler_us > 0) {
           start = std::max(done, cpu_free_);
-          cpu_free_ = start + static_cast<uint64_t>(std::ceil(clock_.ns_to_cycles(p_.fault.cpu_handler_us * 1e3)));
+          cpu_free_ = start + us_to_cycles(p_.fault.cpu_handler_us);
           s.cpu_queue_ns += (start - done) * clock_.period_ps() / 1e3;
         }
-        const uint64_t resident = start + static_cast<uint64_t>(std::ceil(clock_.ns_to_cycles(cost_ns)));
+        const uint64_t resident = start + us_to_cycles(cost_us);
         resolving_[block] = {done, resident};
         report_fault(done);
         (host ? s.faults_host : s.faults_lazy) += 1;

@@ -77,7 +77,7 @@ json extension_report(const PlatformConfig& c) {
             {"registers_per_sm", c.sm.registers}, {"shared_mem_per_sm", c.sm.largest_shared_mem()},
             {"operand_log_bytes", ol.bytes}, {"replay_queue_entries", rq.entries}, {"dual_kernel_positions", dk.positions},
             {"fault_organization", to_string(c.sm.fault_organization)},
-            {"operand_log_entries_per_tb_at_full_occupancy", ol.entries() / c.sm.max_tbs}}},
+            {"operand_log_entries_per_tb_at_full_occupancy", ol.share(c.sm.max_tbs)}}},
           {"extensions", rows}};
 }
 

@@ -121,11 +121,11 @@ void size_fault_tables(const ConfigNode& root, PlatformConfig& c) {
   s.operand_log.warp_size = s.warp_size;
   s.operand_log.max_warps = warps;
   // Split among up to max_tbs resident TBs, each TB's share must hold a store (two entries).
-  if (s.fault_organization == FaultOrganization::operand_log && s.operand_log.entries() / s.max_tbs < 2) {
+  if (s.fault_organization == FaultOrganization::operand_log && s.operand_log.share(s.max_tbs) < 2) {
     const std::string why = fmt::format(
         "{} B is {} entries of {} B; split among {} resident TBs a TB gets {}, but a store needs 2 (at least {} B)",
         s.operand_log.bytes, s.operand_log.entries(), s.operand_log.entry_bytes(), s.max_tbs,
-        s.operand_log.entries() / s.max_tbs, 2 * s.max_tbs * s.operand_log.entry_bytes());
+        s.operand_log.share(s.max_tbs), 2 * s.max_tbs * s.operand_log.entry_bytes());
     if (root.has("extensions") && root.req("extensions").has("operand_log_bytes"))
       root.req("extensions").req("operand_log_bytes").fail(why);
     root.req("sm").req("fault_organization").fail("the default operand log (" + why + ")");
@@ -156,9 +156,9 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
   s.warp_scheduler = n.opt_enum("warp_scheduler", "gto", {"gto", "lrr", "qaws"});
   s.shared_mem_latency = n.opt_int("shared_mem_latency_cycles", 26, 1, 10000);
   {
-    static const char* kOrgs[] = {"stall_on_fault", "wd_commit", "wd_lastcheck", "replay_queue", "operand_log"};
-    const std::string org = n.opt_enum("fault_organization", "stall_on_fault", {kOrgs, kOrgs + 5});
-    s.fault_organization = FaultOrganization(std::find(kOrgs, kOrgs + 5, org) - kOrgs);
+    const std::vector<std::string> orgs(std::begin(kFaultOrganizationNames), std::end(kFaultOrganizationNames));
+    const std::string org = n.opt_enum("fault_organization", orgs.front(), orgs);
+    s.fault_organization = FaultOrganization(std::find(orgs.begin(), orgs.end(), org) - orgs.begin());
   }
   if (auto pre = n.opt("preemption")) {
     s.drain_cycles = pre->opt_int("drain_cycles", s.drain_cycles, 0, 1 << 24);

@@ -5,8 +5,6 @@
 namespace mpgpu {
 
 namespace {
-constexpr uint64_t kNever = ~uint64_t{0};
-constexpr uint64_t kAwaitingReplay = kNever >> 1;  // a register a squashed instruction will write
 
 // Each kernel's code has its own 16 MiB in a code region far above data and context save areas,
 // placed by a hash of the kernel's name and definition site: stable from run to run.
@@ -202,8 +200,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
   }
   t.live = false;
   t.trace.reset();
-  operand_log_.take_tb(slot);
-  repartition_log();
+  tb_left_log(slot);
   return out;
 }
 
@@ -230,7 +227,7 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) {
 
 bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first) {
   Warp& w = warps_[wid];
-  if (!w.replays.empty() && cycle_ >= w.halt_from && cycle_ < w.resume) {  // its fault became known
+  if (replaying(w) && cycle_ < w.resume) {  // its fault became known
     refresh_ready(w);
     return false;
   }
@@ -328,8 +325,8 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
 }
 
 void SmPipeline::issue(uint32_t wid, Warp& w) {
-  const bool replay = !w.replays.empty() && cycle_ >= w.halt_from;
-  const Decoded d = replay ? w.replays.front().d : w.code.head();
+  const bool replay = replaying(w);
+  const Decoded d = next_instr(w);
   const uint64_t c = cycle_;
   const PipelineParams& pp = p_.pipeline;
   const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
@@ -435,7 +432,7 @@ void SmPipeline::fetch_code(uint32_t wid, Warp& w, uint64_t at) {
 }
 
 void SmPipeline::refresh_ready(Warp& w) {
-  const bool replay_due = !w.replays.empty() && (cycle_ >= w.halt_from || w.code.done());
+  const bool replay_due = replaying(w) || (!w.replays.empty() && w.code.done());
   const Decoded& d = w.code.head();
   const Reg* regs = w.regs.data();
   const size_t nregs = w.regs.size();
@@ -471,10 +468,7 @@ void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
     t.live = false;
     t.trace.reset();
     finished_.push_back({w.tb_slot, t.done});
-    if (p_.fault_organization == FaultOrganization::operand_log) {
-      operand_log_.take_tb(w.tb_slot);
-      repartition_log();
-    }
+    tb_left_log(w.tb_slot);
   } else if (t.at_barrier == t.warps_live) {
     // The warps still at the barrier no longer wait for this one.
     barrier_release(t);

@@ -63,6 +63,8 @@ struct FinishedTb {
 
 class SmPipeline {
  public:
+  static constexpr uint64_t kNever = ~uint64_t{0};
+  static constexpr uint64_t kAwaitingReplay = kNever >> 1;  // a register a squashed instruction will write
   SmPipeline(const SmParams& p, MemoryPort& port);
 
   // Starts TB `tb` of `launch` in TB slot `slot` at `cycle`; false when no warp slots are free
@@ -134,7 +136,7 @@ class SmPipeline {
     // fault is known) the warp issues nothing until `resume` (handled, refetched), then replays.
     uint64_t seq = 0;  // global memory instructions issued (replay-queue and operand-log tags)
     std::vector<PendingReplay> replays;
-    uint64_t halt_from = ~uint64_t{0}, resume = 0;
+    uint64_t halt_from = kNever, resume = 0;
     // The hazard window of its latest faulted instruction (counted, SPEC 3's two hazards).
     uint64_t watch_until = 0;
     uint8_t watch_nsrc = 0;
@@ -197,10 +199,10 @@ class SmPipeline {
   bool translated(const Decoded& d) const {
     return d.space == MemSpace::global || d.space == MemSpace::local;
   }
+  // Its fault is known: the warp's next issue is a replay (once the fault is handled).
+  bool replaying(const Warp& w) const { return !w.replays.empty() && cycle_ >= w.halt_from; }
   // The instruction the warp issues next: a replay once its fault is known, else its code's head.
-  const Decoded& next_instr(const Warp& w) const {
-    return !w.replays.empty() && cycle_ >= w.halt_from ? w.replays.front().d : w.code.head();
-  }
+  const Decoded& next_instr(const Warp& w) const { return replaying(w) ? w.replays.front().d : w.code.head(); }
   // The cycle the replay queue and operand log can take warp `w`'s global memory instruction
   // (cycle_ when they can now); counts a refusal when `count`.
   uint64_t tables_free_at(const Warp& w, const Decoded& d, bool count);
@@ -211,6 +213,8 @@ class SmPipeline {
   void watch_hazards(Warp& w, const Decoded& d);
   // A TB arrives or leaves: the operand log is split anew among the resident TBs.
   void repartition_log();
+  // TB slot `slot` left the SM (finished or switched out): its log entries go, the rest share anew.
+  void tb_left_log(uint32_t slot);
   // Context switch of a warp with squashed instructions: their positions go with its context (and
   // its replay-queue entries leave the SM); the restore files them again, to replay first.
   void save_replays(uint32_t wid, Warp& w, WarpPosition& pos);

@@ -8,19 +8,12 @@
 
 namespace mpgpu {
 
-namespace {
-constexpr uint64_t kAwaitingReplay = ~uint64_t{0} >> 1;  // as in pipeline.cpp
-}
-
-const char* to_string(FaultOrganization o) {
-  static const char* kNames[] = {"stall_on_fault", "wd_commit", "wd_lastcheck", "replay_queue", "operand_log"};
-  return kNames[static_cast<int>(o)];
-}
+const char* to_string(FaultOrganization o) { return kFaultOrganizationNames[static_cast<int>(o)]; }
 
 uint64_t SmPipeline::tables_free_at(const Warp& w, const Decoded& d, bool count) {
   const FaultOrganization org = p_.fault_organization;
   if (org < FaultOrganization::replay_queue || !translated(d)) return cycle_;
-  if (!w.replays.empty() && cycle_ >= w.halt_from) return cycle_;  // a replay keeps its entries
+  if (replaying(w)) return cycle_;  // a replay keeps its entries
   uint64_t at = cycle_;
   if (replay_queue_.full()) {  // entries past their commit leave only when looked at
     replay_queue_.retire(cycle_);
@@ -107,6 +100,12 @@ void SmPipeline::repartition_log() {
   for (SchedulerState& st : sched_state_) st.wake = 0;  // shares changed: look again
 }
 
+void SmPipeline::tb_left_log(uint32_t slot) {
+  if (p_.fault_organization != FaultOrganization::operand_log) return;
+  operand_log_.take_tb(slot);
+  repartition_log();
+}
+
 void SmPipeline::save_replays(uint32_t wid, Warp& w, WarpPosition& pos) {
   const bool tables = p_.fault_organization >= FaultOrganization::replay_queue;
   if (tables) replay_queue_.take_warp(wid);  // in-flight ones drain; the squashed go with the context
@@ -118,7 +117,7 @@ void SmPipeline::save_replays(uint32_t wid, Warp& w, WarpPosition& pos) {
       pos.replay_bytes += (r.d.op == MemOp::load ? 1 : 2) * p_.operand_log.entry_bytes();
   }
   w.replays.clear();
-  w.halt_from = ~uint64_t{0};
+  w.halt_from = kNever;
 }
 
 void SmPipeline::restore_replays(uint32_t wid, Warp& w, const WarpPosition& pos, uint64_t start) {

@@ -56,6 +56,8 @@ struct InstructionCacheParams {
 // holds their source registers until their last TLB check; operand_log adds the operand log, so
 // sources are released at operand read and a replay reads the log.
 enum class FaultOrganization : uint8_t { stall_on_fault, wd_commit, wd_lastcheck, replay_queue, operand_log };
+inline constexpr const char* kFaultOrganizationNames[] = {"stall_on_fault", "wd_commit", "wd_lastcheck",
+                                                          "replay_queue", "operand_log"};  // in enum order
 const char* to_string(FaultOrganization o);
 
 struct SmParams {
