@@ -12,6 +12,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")
 
 
+def use_system_python(*modules):
+    """The scripts need Debian's packages (PyYAML, matplotlib): when one of `modules` is missing
+    because a non-Debian python3 is first on PATH, re-runs the script with /usr/bin/python3."""
+    try:
+        for m in modules:
+            __import__(m)
+    except ImportError:
+        if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+            os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+        raise
+
+
 def snapshot_binary(out_dir):
     """Copies build/mpgpu to out_dir so that the whole sweep runs one binary even if build/ is
     rebuilt meanwhile; retries while the file is being written. Returns (path, description)."""

@@ -15,14 +15,10 @@ Usage: python3 scripts/jain_isolation.py [--quick] [--jobs N] [--out DIR]
   full:    gtx1080 and titanv (MPS, CP, CMP).
 """
 import os
-import sys
 
-try:
-    import yaml  # noqa: F401
-except ImportError:  # a non-Debian python3 first on PATH: use the system one with the packages
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    raise
+import experiment_util
+
+experiment_util.use_system_python("yaml")
 
 import argparse
 import concurrent.futures as cf

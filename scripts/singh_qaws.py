@@ -22,12 +22,9 @@ Usage: python3 scripts/singh_qaws.py [--quick] [--jobs N] [--sms N] [--out DIR]
 import os
 import sys
 
-try:
-    import yaml  # noqa: F401
-except ImportError:  # a non-Debian python3 first on PATH: use the system one with the packages
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    raise
+import experiment_util
+
+experiment_util.use_system_python("yaml")
 
 import argparse
 import collections

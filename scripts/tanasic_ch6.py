@@ -17,14 +17,10 @@ Usage: python3 scripts/tanasic_ch6.py [--quick] [--jobs N] [--out DIR]
   --quick: lbm, sgemm, stencil; operand log 8 KB only; local fault handling over NVLink only.
 """
 import os
-import sys
 
-try:
-    import yaml  # noqa: F401
-except ImportError:  # a non-Debian python3 first on PATH: use the system one with the packages
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    raise
+import experiment_util
+
+experiment_util.use_system_python("yaml")
 
 import argparse
 import concurrent.futures as cf
