@@ -96,6 +96,14 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     for (const auto& s : *saved) tbs.push_back({s.launch->id, s.entry});
     driver_->preempted(ext->sm, tbs);
     refused_[ext->sm] = kNone;
+  } else if (ext && ext->command == CtrlCommand::tb_wanted) {  // a question: nothing changes
+    ext->accepted = driver_ ? driver_->has_tb_for(ext->sm)
+                            : std::any_of(left_over_.begin(), left_over_.end(),
+                                          [&](const LeftOverFcfs& lo) { return !lo.idle() && lo.serves(ext->sm); });
+    return;
+  } else if (ext && ext->command == CtrlCommand::room_freed) {
+    if (driver_) driver_->room_freed(ext->sm);
+    refused_[ext->sm] = kNone;
   } else if (ext && ext->command == CtrlCommand::tb_finished) {
     const auto* c = static_cast<const TbCompletion*>(ext->info);
     KernelLaunch* k = c->launch;

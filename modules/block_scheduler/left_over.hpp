@@ -2,6 +2,7 @@
 // FCFS with Left-Over (SPEC 1, 5): kernels in arrival order; a kernel's TBs are issued to the SMs
 // round-robin, one TB per SM per pass, until no SM can take another; the next kernel only gets
 // what is left over once every TB of the kernels before it has been issued.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -29,6 +30,7 @@ class LeftOverFcfs {
   // Issue as many TBs as the SMs accept. Returns the number issued.
   uint32_t schedule(const TryDispatch& try_dispatch);
   bool idle() const { return queue_.empty(); }
+  bool serves(uint32_t sm) const { return std::find(sms_.begin(), sms_.end(), sm) != sms_.end(); }
   size_t waiting_kernels() const { return queue_.size(); }
 
  private:

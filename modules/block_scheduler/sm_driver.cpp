@@ -175,6 +175,11 @@ void SmDriver::preempted(uint32_t sm, const std::vector<SavedTb>& saved) {
   full_[sm] = false;
 }
 
+bool SmDriver::has_tb_for(uint32_t sm) const {
+  const SmstEntry& s = smst_.at(sm);
+  return s.state == SmState::running && issuable(s.running) > 0 && policy_->may_issue(*this, s.running);
+}
+
 void SmDriver::retire(uint32_t k) {
   for (uint32_t sm = 0; sm < smst_.entries(); ++sm) {
     const SmstEntry& s = smst_.at(sm);

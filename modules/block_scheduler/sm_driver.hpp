@@ -73,6 +73,10 @@ class SmDriver {
   // Returns true when this TB completed its kernel.
   bool tb_finished(uint32_t sm, uint32_t launch_id);
   void preempted(uint32_t sm, const std::vector<SavedTb>& saved);
+  // Block switching (SPEC 3): the SM switched a faulted TB out (it stays the SM's, in the SMST)
+  // and has room for another; has_tb_for: the SM's kernel has a TB to give it.
+  void room_freed(uint32_t sm) { full_.at(sm) = false; }
+  bool has_tb_for(uint32_t sm) const;
   // Carry out pending work: admissions, policy decisions, TB issue. Returns decisions made.
   uint64_t step(DriverPort& port);
 

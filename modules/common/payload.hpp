@@ -40,6 +40,8 @@ enum class CtrlCommand : uint8_t {
   status_query,    // block scheduler -> SM
   save_context,    // block scheduler -> SM: context-switch every resident TB out
   preempted,       // SM -> block scheduler: the save finished, here are the saved TBs
+  tb_wanted,       // SM -> block scheduler: would it issue this SM a TB now? (reply: accepted)
+  room_freed,      // SM -> block scheduler: a TB switched out on a fault left room (block switching)
 };
 
 struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {

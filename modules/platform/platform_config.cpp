@@ -160,6 +160,14 @@ void read_sm(const ConfigNode& n, PlatformConfig& c) {
     const std::string org = n.opt_enum("fault_organization", orgs.front(), orgs);
     s.fault_organization = FaultOrganization(std::find(orgs.begin(), orgs.end(), org) - orgs.begin());
   }
+  if (auto bs = n.opt("block_switching")) {
+    s.block_switching.enabled = bs->opt_bool("enabled", false);
+    s.block_switching.extra_tbs = bs->opt_int("extra_tbs", s.block_switching.extra_tbs, 1, 256);
+    if (s.block_switching.enabled && s.fault_organization == FaultOrganization::stall_on_fault)
+      bs->req("enabled").fail("block switching needs a preemptible sm.fault_organization (wd_commit, wd_lastcheck, "
+                              "replay_queue or operand_log): under stall_on_fault a faulted TB cannot leave the SM");
+    bs->finish();
+  }
   if (auto pre = n.opt("preemption")) {
     s.drain_cycles = pre->opt_int("drain_cycles", s.drain_cycles, 0, 1 << 24);
     s.trap_cycles = pre->opt_int("trap_cycles", s.trap_cycles, 0, 1 << 24);

@@ -303,8 +303,14 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
       const auto& by_sm = gpu.fill_unit().stats_by_sm();
       pj["translation"] = sm->id() < by_sm.size() ? by_sm[sm->id()].to_json() : TranslationStats{}.to_json();
     }
-    sms.push_back({{"id", sm->id()}, {"tbs", sm->stats().tbs_done}, {"busy_ns", to_ns(sm->stats().busy)}, {"peak_resident_tbs", sm->stats().peak_resident},
-                   {"utilization", end > sc_core::SC_ZERO_TIME ? sm->stats().busy / end : 0.0}, {"pipeline", pj}});
+    const SmStats& st = sm->stats();
+    json smj = {{"id", sm->id()}, {"tbs", st.tbs_done}, {"busy_ns", to_ns(st.busy)}, {"peak_resident_tbs", st.peak_resident},
+                {"utilization", end > sc_core::SC_ZERO_TIME ? st.busy / end : 0.0}, {"pipeline", pj}};
+    if (cfg.sm.block_switching.enabled)
+      smj["block_switching"] = {{"switched_out", st.tbs_switched_out}, {"switched_in", st.tbs_switched_in},
+                                {"peak_switched_out", st.peak_switched_out}, {"bytes_saved", st.switch_bytes_saved},
+                                {"bytes_restored", st.switch_bytes_restored}};
+    sms.push_back(smj);
   }
   r["sms"] = sms;
   r["memory"] = memory_stats(gpu, cfg, end);
@@ -321,9 +327,11 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     lat_sum += lat;
     lat_max = std::max(lat_max, lat);
   }
-  uint64_t saved = 0, restored = 0, tbs_saved = 0, tbs_restored = 0;
+  uint64_t saved = 0, restored = 0, tbs_saved = 0, tbs_restored = 0, switched_out = 0, switched_in = 0;
   double idle_ns = 0;
   for (const Sm* sm : gpu.sms()) {
+    switched_out += sm->stats().tbs_switched_out;
+    switched_in += sm->stats().tbs_switched_in;
     saved += sm->stats().bytes_saved;
     restored += sm->stats().bytes_restored;
     tbs_saved += sm->stats().tbs_saved;
@@ -343,6 +351,9 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
                      {"policy_decisions", drv ? drv->stats().decisions : 0},
                      {"sm_idle_ns", idle_ns},
                      {"preemption_list", pre}};
+  if (cfg.sm.block_switching.enabled)  // bytes_saved / bytes_restored above include their traffic
+    r["scheduling"]["block_switching"] = {{"extra_tbs", cfg.sm.block_switching.extra_tbs},
+                                          {"switched_out", switched_out}, {"switched_in", switched_in}};
   r["warp_instructions"] = instructions;
   r["copies"] = host.copies().size();
   return r;

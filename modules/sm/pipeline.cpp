@@ -390,7 +390,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
     if (!squashed) {
       w.replays.erase(w.replays.begin());
       ++stats_.replays, ++w.kstats->replays;
-      if (w.replays.empty()) w.halt_from = kNever, w.resume = 0;
+      if (w.replays.empty()) w.halt_from = kNever, w.resume = 0, --faulted_warps_;
     }
     if (w.code.done() && w.replays.empty()) exit_warp(wid, w);
     else refresh_ready(w);

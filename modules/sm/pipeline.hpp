@@ -87,6 +87,18 @@ class SmPipeline {
   // a TB arrives or a barrier opens); an SM sleeps until then.
   uint64_t next_issue_cycle() const;
 
+  // Block switching (SPEC 3): the TB slots whose live warps are each halted on a known fault, at a
+  // barrier, or waiting for table entries only replays free (at least one halted), with the cycle
+  // the last of their faults is handled; `next_known` becomes the earliest later cycle a fault
+  // already taken becomes known (kNever: none), when the answer can change without an issue.
+  struct FaultBlockedTb {
+    uint32_t slot;
+    uint64_t handled;
+  };
+  std::vector<FaultBlockedTb> fault_blocked_tbs(uint64_t& next_known);
+  // Warps holding squashed instructions: zero, and no TB can be blocked on a fault.
+  uint32_t faulted_warps() const { return faulted_warps_; }
+
   const PipelineStats& stats() const { return stats_; }
   const std::map<uint32_t, PipelineStats>& kernel_stats() const { return per_kernel_; }  // by launch id
   const L1dCache& l1d() const { return l1d_; }
@@ -209,6 +221,9 @@ class SmPipeline {
   // Files an issued global memory instruction in the tables and applies the organization's
   // fetch and source-release rules; a faulted one is squashed for replay.
   void file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemIssue& m, uint64_t commit, bool replay);
+  // Its next instruction needs a replay-queue or operand-log entry that only squashed instructions
+  // hold (they leave at their replay): it cannot issue before a fault is handled.
+  bool waits_for_replay(Warp& w);
   // Counts the two hazards of SPEC 3 for an instruction issued under an older faulted one.
   void watch_hazards(Warp& w, const Decoded& d);
   // A TB arrives or leaves: the operand log is split anew among the resident TBs.
@@ -256,6 +271,7 @@ class SmPipeline {
   uint64_t cycle_ = 0;
   uint64_t age_ = 0;
   uint32_t live_warps_ = 0;
+  uint32_t faulted_warps_ = 0;  // warps with replays pending
   std::vector<FinishedTb> finished_;
   PipelineStats stats_;
   std::map<uint32_t, PipelineStats> per_kernel_;

@@ -79,6 +79,7 @@ void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemI
     r.at = w.code.position();
     r.seq = seq;
     r.lanes = w.code.addresses(r.addrs);
+    if (w.replays.empty()) ++faulted_warps_;
     w.replays.push_back(r);  // younger faulted instructions come later: program order
   }
   w.halt_from = std::min(w.halt_from, m.fault_at);
@@ -116,6 +117,7 @@ void SmPipeline::save_replays(uint32_t wid, Warp& w, WarpPosition& pos) {
     if (p_.fault_organization == FaultOrganization::operand_log)
       pos.replay_bytes += (r.d.op == MemOp::load ? 1 : 2) * p_.operand_log.entry_bytes();
   }
+  if (!w.replays.empty()) --faulted_warps_;
   w.replays.clear();
   w.halt_from = kNever;
 }
@@ -123,6 +125,7 @@ void SmPipeline::save_replays(uint32_t wid, Warp& w, WarpPosition& pos) {
 void SmPipeline::restore_replays(uint32_t wid, Warp& w, const WarpPosition& pos, uint64_t start) {
   if (pos.replay.empty()) return;
   const bool tables = p_.fault_organization >= FaultOrganization::replay_queue;
+  if (w.replays.empty()) ++faulted_warps_;
   for (const WarpPosition& at : pos.replay) {
     WarpCursor code = w.code;  // the same code, moved to the squashed instruction
     code.resume(at);
@@ -140,6 +143,38 @@ void SmPipeline::restore_replays(uint32_t wid, Warp& w, const WarpPosition& pos,
   }
   w.halt_from = start;
   w.resume = start + p_.pipeline.fetch_latency;
+}
+
+bool SmPipeline::waits_for_replay(Warp& w) {
+  if (w.code.done() || !w.replays.empty()) return false;
+  const Decoded& d = w.code.head();
+  return d.unit == UnitClass::ldst && translated(d) && tables_free_at(w, d, false) == kUntilCommit;
+}
+
+std::vector<SmPipeline::FaultBlockedTb> SmPipeline::fault_blocked_tbs(uint64_t& next_known) {
+  next_known = kNever;
+  std::vector<FaultBlockedTb> out;
+  if (!faulted_warps_) return out;
+  for (uint32_t slot = 0; slot < tbs_.size(); ++slot) {
+    const TbSlot& t = tbs_[slot];
+    if (!t.live) continue;
+    bool blocked = true, halted = false;
+    uint64_t handled = 0;
+    for (uint32_t wid : t.warps) {
+      Warp& w = warps_[wid];
+      if (!w.live || w.tb_slot != slot) continue;  // exited
+      if (!w.replays.empty() && w.halt_from > cycle_) next_known = std::min(next_known, w.halt_from);
+      // Halted until the handler is done (not merely refetching after it, or after a restore).
+      if (replaying(w) && cycle_ + p_.pipeline.fetch_latency < w.resume) {
+        halted = true;
+        handled = std::max(handled, w.resume - p_.pipeline.fetch_latency);
+      } else if (!w.at_barrier && !waits_for_replay(w)) {
+        blocked = false;
+      }
+    }
+    if (blocked && halted) out.push_back({slot, handled});
+  }
+  return out;
 }
 
 }  // namespace mpgpu

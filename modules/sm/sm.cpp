@@ -36,35 +36,28 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     return;
   }
   const auto* d = static_cast<const TbDispatch*>(ext->info);
+  const sc_time start = sc_core::sc_time_stamp() + delay;
+  if (!parked_.empty() && parked_due(start)) {  // a TB back from its faults takes the room first
+    ext->accepted = false;
+    refused_for_parked_ = true;
+    wake_.notify(delay);
+    return;
+  }
   auto alloc = res_.try_allocate(d->resources, d->carve_out);
   ext->accepted = alloc.has_value();
   if (!alloc) return;
-  const sc_time start = sc_core::sc_time_stamp() + delay;
   if (idle()) busy_since_ = start;
   if (warp_level(*d->launch->kernel)) {
-    sc_time run_start = start;
-    std::vector<WarpPosition> resume;
-    if (d->restore) {  // the context comes back, then the warps continue where they stopped
-      auto it = d->launch->saved_warps.find(d->tb);
-      if (it == d->launch->saved_warps.end()) throw SimError(name() + std::string(": restore of a TB that was never saved"));
-      resume = std::move(it->second);
-      d->launch->saved_warps.erase(it);
-      run_start = restore_tb(*d, start);
-      sc_time issue_at = run_start;
-      run_start = std::max(run_start, move_replay_state(*d->launch, d->tb, resume, issue_at, false));
-    }
-    warp_tbs_.at(alloc->slot) = {d->launch, d->tb, *alloc, start, start, false};
-    ++warp_tbs_live_;
-    if (!pipe_.launch_tb(alloc->slot, d->launch, d->tb, clock_.to_cycles_ceil(run_start), d->restore ? &resume : nullptr))
-      throw SimError(name() + std::string(": no free warp slots for an admitted TB"));
-    stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    start_warp_tb(d->launch, d->tb, *alloc, start, d->restore ? &d->restore->save_pointer : nullptr);
+    if (d->restore) ++stats_.tbs_restored;
     return;
   }
   uint64_t cycles;
   sc_time run_start = start;
   if (d->restore) {  // the context comes back, then the TB runs the rest of its time
-    run_start = restore_tb(*d, start);
+    sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
+    run_start = restore_context(*d->launch, d->restore->save_pointer, issue_at);
+    ++stats_.tbs_restored;
     cycles = d->restore->remaining_cycles;
   } else {
     cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
@@ -74,6 +67,27 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
   // Nothing to do before the TB ends: wake then (an earlier pending wake-up stays), not now.
   wake_.notify(end - sc_core::sc_time_stamp());
+}
+
+void Sm::start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, const sc_time& start,
+                       const uint64_t* saved_pointer) {
+  sc_time run_start = start;
+  std::vector<WarpPosition> resume;
+  if (saved_pointer) {  // the context comes back, then the warps continue where they stopped
+    auto it = launch->saved_warps.find(tb);
+    if (it == launch->saved_warps.end()) throw SimError(name() + std::string(": restore of a TB that was never saved"));
+    resume = std::move(it->second);
+    launch->saved_warps.erase(it);
+    sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
+    run_start = restore_context(*launch, *saved_pointer, issue_at);
+    run_start = std::max(run_start, move_replay_state(*launch, tb, resume, issue_at, false));
+  }
+  warp_tbs_.at(alloc.slot) = {launch, tb, alloc, start, start, false};
+  ++warp_tbs_live_;
+  if (!pipe_.launch_tb(alloc.slot, launch, tb, clock_.to_cycles_ceil(run_start), saved_pointer ? &resume : nullptr))
+    throw SimError(name() + std::string(": no free warp slots for an admitted TB"));
+  stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
+  wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Sm::run() {
@@ -95,6 +109,7 @@ void Sm::run() {
     if (!done.empty() && idle() && !save_pending_) stats_.busy += now - busy_since_;
     for (const auto& r : done) finish(r);
     if (!done.empty()) continue;
+    if (!parked_.empty()) run_local_scheduler(now);
     sc_time next = sc_core::SC_ZERO_TIME;
     bool timed = false;
     auto consider = [&](const sc_time& t) {
@@ -105,6 +120,10 @@ void Sm::run() {
     if (save_pending_) consider(save_done_);
     if (warp_tbs_live_ > 0)
       if (const auto t = step_pipeline(now)) consider(*t);
+    if (p_.block_switching.enabled) {
+      switch_out_blocked(now);
+      if (const auto t = next_local_event(now)) consider(*t);
+    }
     if (timed && next <= now) continue;
     // Every wake-up goes through one event: a dispatch notifies it at the time that matters
     // (a TB-level TB's end), and sc_event keeps the earliest pending notification.
@@ -262,15 +281,21 @@ sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool 
     gp.clear_extension(&ext);
     done = std::max(done, now + delay);
   }
+  ctx_port_free_ = std::max(ctx_port_free_, issue_at);
   return done;
+}
+
+sc_time Sm::write_context(const KernelLaunch& l, uint32_t tb, uint64_t& pointer, sc_time& issue_at) {
+  const uint64_t bytes = context_bytes(l);
+  pointer = uint64_t{tb} * ((bytes + 127) / 128 * 128);  // line-aligned slots
+  stats_.bytes_saved += bytes;
+  return move_context(save_address(l, pointer), bytes, issue_at, true);
 }
 
 sc_time Sm::save_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, uint64_t remaining,
                     sc_time& issue_at) {
-  const uint64_t bytes = context_bytes(*launch);
-  const uint64_t pointer = uint64_t{tb} * ((bytes + 127) / 128 * 128);  // line-aligned slots
-  const sc_time done = move_context(save_address(*launch, pointer), bytes, issue_at, true);
-  stats_.bytes_saved += bytes;
+  uint64_t pointer;
+  const sc_time done = write_context(*launch, tb, pointer, issue_at);
   ++stats_.tbs_saved;
   saving_.push_back({{launch, {tb, pointer, remaining}}, alloc});
   return done;
@@ -287,12 +312,10 @@ sc_time Sm::move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vec
   return move_context(save_address(l, pointer), bytes, issue_at, write);
 }
 
-sc_time Sm::restore_tb(const TbDispatch& d, const sc_time& start) {
-  const uint64_t bytes = context_bytes(*d.launch);
-  sc_time issue_at = start + clock_.cycles(p_.trap_cycles);  // the trap routine first
+sc_time Sm::restore_context(const KernelLaunch& l, uint64_t pointer, sc_time& issue_at) {
+  const uint64_t bytes = context_bytes(l);
   stats_.bytes_restored += bytes;
-  ++stats_.tbs_restored;
-  return move_context(save_address(*d.launch, d.restore->save_pointer), bytes, issue_at, false);
+  return move_context(save_address(l, pointer), bytes, issue_at, false);
 }
 
 void Sm::start_save(sc_time delay) {
@@ -329,6 +352,13 @@ void Sm::start_save(sc_time delay) {
     done = std::max(done, save_tb(r.launch, r.tb, r.alloc, remaining, issue_at));
   }
   for (const auto& r : keep) resident_.push(r);
+  // TBs block switching has switched out go to the block scheduler too: their contexts are (being)
+  // written already.
+  for (const ParkedTb& p : parked_) {
+    saving_.push_back({{p.launch, {p.tb, p.pointer, 1}}, p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
+    done = std::max(done, p.saved);
+  }
+  parked_.clear();
   save_done_ = done;
   save_pending_ = true;
   wake_.notify(sc_core::SC_ZERO_TIME);
@@ -338,10 +368,10 @@ void Sm::finish_save() {
   save_pending_ = false;
   std::vector<SavedTbRecord> saved;
   for (const auto& [rec, alloc] : saving_) {
-    res_.release(alloc);
+    if (alloc) res_.release(*alloc);
     saved.push_back(rec);
-    if (timeline_ && timeline_->enabled())
-      timeline_->instant(Timeline::sm_pid(id_), alloc.slot, "saved " + rec.launch->kernel->name, to_ns(save_done_));
+    if (alloc && timeline_ && timeline_->enabled())
+      timeline_->instant(Timeline::sm_pid(id_), alloc->slot, "saved " + rec.launch->kernel->name, to_ns(save_done_));
   }
   saving_.clear();
   if (idle()) stats_.busy += sc_core::sc_time_stamp() - busy_since_;

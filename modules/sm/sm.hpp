@@ -7,6 +7,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -62,7 +63,11 @@ struct SmStats {
   uint32_t peak_resident = 0;  // most TBs resident at once
   uint64_t bytes_saved = 0, bytes_restored = 0;
   uint64_t tbs_saved = 0, tbs_restored = 0;
-  sc_core::sc_time busy;  // time with at least one resident TB
+  sc_core::sc_time busy;  // time with at least one resident TB (or one switched out on a fault)
+  // Block switching on fault (SPEC 3): TBs switched out and back in, their context traffic.
+  uint64_t tbs_switched_out = 0, tbs_switched_in = 0;
+  uint64_t switch_bytes_saved = 0, switch_bytes_restored = 0;
+  uint32_t peak_switched_out = 0;
 };
 
 // Where a TB's context is saved: each launch has its own preallocated area.
@@ -110,7 +115,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   gpu_mem_ext request_ext(const MemAccess& a) const;  // the request's extension, from the access
   uint64_t access(const MemAccess& a) override;
   Translation translate(const MemAccess& a) override;
-  bool idle() const { return resident_.empty() && warp_tbs_live_ == 0; }
+  bool idle() const { return resident_.empty() && warp_tbs_live_ == 0 && parked_.empty(); }
   // Runs the pipeline up to one quantum ahead of simulated time; returns when to wake next
   // (none: only a dispatch or a context save can change anything).
   std::optional<sc_core::sc_time> step_pipeline(const sc_core::sc_time& now);
@@ -119,6 +124,37 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   void run();
   void finish(const Resident& r);
   uint32_t context_bytes(const KernelLaunch& l) const;
+  // A warp-level TB starts in `alloc` at `start`; one coming back (`saved_pointer`: its save-area
+  // slot) first runs the trap routine and gets its context and replay state back.
+  void start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, const sc_core::sc_time& start,
+                     const uint64_t* saved_pointer);
+  // --- Block switching on fault (block_switch.cpp): the SM's local TB scheduler ---
+  // A TB switched out while its faults are handled: its resources are held until its context has
+  // left the SM (`room_free`); it may come back once the context is in memory (`saved`) and its
+  // faults are handled (`resolved`), ahead of new TBs.
+  struct ParkedTb {
+    KernelLaunch* launch;
+    uint32_t tb;
+    TbAllocation alloc;
+    uint64_t pointer;
+    sc_core::sc_time saved, resolved, room_free;
+    bool holding = true;  // alloc not yet released
+    bool claimed = false;  // resolved, and a TB switched out for it: that room is its
+    sc_core::sc_time ready() const { return std::max(saved, resolved); }
+  };
+  // Switches out the TBs whose warps are all blocked on faults, while the switched-out ones stay
+  // within the limit and something can use the room (a TB back from its faults, or a new TB).
+  void switch_out_blocked(const sc_core::sc_time& now);
+  void switch_out(uint32_t slot, uint64_t handled_cycle);
+  // Frees the rooms of saved TBs and switches resolved ones back in; tells the block scheduler
+  // of room it can fill.
+  void run_local_scheduler(const sc_core::sc_time& now);
+  // The next time the local scheduler or a fault becoming known needs the SM (none: no timer).
+  std::optional<sc_core::sc_time> next_local_event(const sc_core::sc_time& now) const;
+  bool parked_due(const sc_core::sc_time& now) const;  // a resolved TB waits for room
+  uint32_t switched_out_entries() const;  // switched-out TBs not about to come back (the limit's count)
+  bool block_scheduler_has_tb();
+  void notify_room();
   // Moves `bytes` of context between the SM and its save area, one line per cycle from
   // `issue_at` (advanced past the last line); returns when the last line is done.
   sc_core::sc_time move_context(uint64_t addr, uint64_t bytes, sc_core::sc_time& issue_at, bool write);
@@ -126,8 +162,12 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // scheduler (freed when the save completes); returns when its last line is done.
   sc_core::sc_time save_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, uint64_t remaining,
                            sc_core::sc_time& issue_at);
-  // Trap routine, then the dispatched TB's context back from its save area; returns when it can run.
-  sc_core::sc_time restore_tb(const TbDispatch& d, const sc_core::sc_time& start);
+  // Writes one TB's context to its slot of the launch's save area from `issue_at`; returns when
+  // its last line is done and sets `pointer`.
+  sc_core::sc_time write_context(const KernelLaunch& l, uint32_t tb, uint64_t& pointer, sc_core::sc_time& issue_at);
+  // A TB's context back from its save area, lines from `issue_at` (advanced past the last line);
+  // returns when it is back.
+  sc_core::sc_time restore_context(const KernelLaunch& l, uint64_t pointer, sc_core::sc_time& issue_at);
   // The replay state of a faulted TB's warps (SPEC 3: replay-queue entries, operand-log values)
   // saved or restored after its context; returns when the last line is written or back.
   sc_core::sc_time move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
@@ -145,7 +185,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   SmStats stats_;
   sc_core::sc_time busy_since_;
   // A context save in progress: TBs already frozen, resources freed when it completes.
-  std::vector<std::pair<SavedTbRecord, TbAllocation>> saving_;
+  // (A TB block switching had saved already holds no allocation.)
+  std::vector<std::pair<SavedTbRecord, std::optional<TbAllocation>>> saving_;
   sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
   bool save_pending_ = false;
   SmPipeline pipe_;
@@ -156,6 +197,10 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   std::vector<Resident> done_;  // TB-level TBs ending now (run's scratch)
   uint32_t warp_tbs_live_ = 0;
   uint32_t warp_tbs_finished_ = 0;  // of them, done in the pipeline and not yet reported
+  std::vector<ParkedTb> parked_;     // switched out on a fault, in switch-out order
+  sc_core::sc_time ctx_port_free_;   // the SM's context-save port: one line per cycle
+  uint64_t fault_known_at_ = ~uint64_t{0};  // pipeline cycle a taken fault becomes known
+  bool refused_for_parked_ = false;  // a dispatch was refused to keep room for a resolved TB
 };
 
 }  // namespace mpgpu

@@ -60,6 +60,15 @@ inline constexpr const char* kFaultOrganizationNames[] = {"stall_on_fault", "wd_
                                                           "replay_queue", "operand_log"};  // in enum order
 const char* to_string(FaultOrganization o);
 
+// Block switching on fault (SPEC 3): the SM's local TB scheduler switches out a TB whose warps are
+// all halted on known faults or wait at a barrier, and switches it back in once its faults are
+// handled (ahead of new TBs); meanwhile the freed resources take a new TB from the block
+// scheduler. Needs a preemptible fault organization (the faulted instructions replay).
+struct BlockSwitchParams {
+  bool enabled = false;
+  uint32_t extra_tbs = 4;  // TBs switched out at once per SM, beyond its resident ones (SPEC 3: 4)
+};
+
 struct SmParams {
   uint32_t count = 1;
   uint32_t warp_size = 32;
@@ -87,6 +96,7 @@ struct SmParams {
   // Sized by the platform's `extensions` section: the same numbers `mpgpu report` prints.
   ReplayQueueParams replay_queue;
   OperandLogParams operand_log;
+  BlockSwitchParams block_switching;
   // Context switch (SPEC 2): drain in-flight instructions, then a trap routine saves (or restores)
   // registers, shared memory and TB state, one line per cycle from the SM.
   uint32_t drain_cycles = 500;
