@@ -9,12 +9,14 @@ geometric mean beside the published figures, with the counts that explain them (
 operand-log refusals). Writes a PNG and summary.json under out/tanasic_ch6/ and ends with one
 JSON line. Then local fault handling: the local_fault_handling applications (lazy output pages)
 with the CPU handling every fault against the GPU allocating lazy pages itself, per link; gain =
-T_cpu / T_gpu - 1, geomean per kind beside the published gains. Last, preemption under faults:
-a high-priority kernel preempting a faulting one, latency under stall_on_fault and operand_log.
-Block switching is not
-measured: the model lacks it.
+T_cpu / T_gpu - 1, geomean per kind beside the published gains. Then block switching on fault:
+the block_switching applications with their data in CPU memory, block switching off and on, gain =
+T_off / T_on - 1 beside the published gains, with the context traffic the switches cost. Last,
+preemption under faults: a high-priority kernel preempting a faulting one, latency under
+stall_on_fault and operand_log.
 Usage: python3 scripts/tanasic_ch6.py [--quick] [--jobs N] [--out DIR]
-  --quick: lbm, sgemm, stencil; operand log 8 KB only; local fault handling over NVLink only.
+  --quick: lbm, sgemm, stencil; operand log 8 KB only; local fault handling over NVLink only;
+  block switching: sgemm and stencil, extra_tbs 4 only.
 """
 import os
 
@@ -153,6 +155,53 @@ def local_fault_handling(exp, a, binary, platform):
     return rows
 
 
+def block_switching(exp, a, binary, platform):
+    """Runs the block_switching applications with their data in CPU memory, block switching off
+    and on; prints and returns the (figure, model gain, published gain) rows."""
+    bs = exp["block_switching"]
+    apps = bs["quick_apps"] if a.quick else list(bs["memory"])
+    extras = bs["extra_tbs"][:1] if a.quick else bs["extra_tbs"]
+
+    def one(job):
+        app, extra = job
+        sets = dict(exp["sets"])
+        sets["sm.fault_organization"] = bs["organization"]
+        sets["extensions.operand_log_bytes"] = bs["operand_log_kb"] * 1024
+        if extra:
+            sets["sm.block_switching.enabled"] = "true"
+            sets["sm.block_switching.extra_tbs"] = extra
+        wl = {"name": app, "policy": "fcfs", "kernels": {app: exp["apps"][app]},
+              "processes": [{"name": app, "memory": {"allocations": bs["memory"][app]}, "launches": [{"kernel": app}]}]}
+        out = os.path.join(a.out, "block_switching", app, f"extra_{extra}" if extra else "off")
+        return job, run_simulation(binary, platform, sets, wl, out, TIMEOUT_S)
+
+    jobs = [(app, e) for app in apps for e in [0] + extras]
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        res = dict(pool.map(one, jobs))
+    print("\nblock switching on fault (data in CPU memory, migrated / allocated on first touch; operand log "
+          f"{bs['operand_log_kb']} KB)")
+    print(f"{'app':<14}{'extra':>6}{'faults':>7}{'T_off us':>10}{'T_on us':>10}{'switches':>10}{'ctx MB':>8}"
+          f"{'DRAM MB off/on':>16}{'gain':>8}{'published':>11}")
+    rows = []
+    for app in apps:
+        off = res[(app, 0)]
+        t = off["memory"]["translation"]["faults"]
+        faults = t["host"] + t["lazy"]
+        for e in extras:
+            on = res[(app, e)]
+            g = run_time_ns(off) / run_time_ns(on) - 1
+            sw = on["scheduling"]["block_switching"]["switched_out"]
+            ctx = sum(sm["block_switching"]["bytes_saved"] + sm["block_switching"]["bytes_restored"] for sm in on["sms"])
+            dram = f"{off['memory']['dram_bytes'] / 1e6:.1f}/{on['memory']['dram_bytes'] / 1e6:.1f}"
+            pub = bs["published"][app]
+            print(f"{app:<14}{e:>6}{faults:>7}{run_time_ns(off) / 1e3:>10.1f}{run_time_ns(on) / 1e3:>10.1f}{sw:>10}"
+                  f"{ctx / 1e6:>8.1f}{dram:>16}{100 * g:>7.1f}%{pub:>10.1f}%")
+            if e == bs["extra_tbs"][0]:
+                rows.append((f"block switching, {app}", g, pub))
+    print("  ctx MB: context bytes the switches saved and restored (through L2 and DRAM)")
+    return rows
+
+
 def preemption_under_faults(exp, a, binary, platform):
     """The high-priority kernel's wait while the low-priority one has faults pending, per
     organization; returns {organization: preemption latency ns}."""
@@ -248,6 +297,7 @@ def main():
 
     plot(os.path.join(a.out, "normalized_performance.png"), apps, labels[1:], perf)
     local_rows = local_fault_handling(exp, a, binary, platform)
+    local_rows += block_switching(exp, a, binary, platform)
     preempt = preemption_under_faults(exp, a, binary, platform)
     summary = {"mode": "quick" if a.quick else "full", "binary": bin_desc,
                "performance": perf, "geomean": gm,
