@@ -12,16 +12,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")
 
 
-def use_system_python(*modules):
-    """The scripts need Debian's packages (PyYAML, matplotlib): when one of `modules` is missing
-    because a non-Debian python3 is first on PATH, re-runs the script with /usr/bin/python3."""
-    try:
-        for m in modules:
-            __import__(m)
-    except ImportError:
-        if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-            os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-        raise
+def use_system_python(*modules, optional=()):
+    """The scripts need Debian's packages (PyYAML, matplotlib): when one of `modules` (or of
+    `optional`, e.g. matplotlib for the plots) is missing because a non-Debian python3 is first on
+    PATH, re-runs the script with /usr/bin/python3. Raises only for a missing required module."""
+    import importlib.util
+    missing = [m for m in (*modules, *optional) if importlib.util.find_spec(m) is None]
+    if not missing:
+        return
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    required = [m for m in missing if m in modules]
+    if required:
+        raise ImportError(f"python modules missing: {', '.join(required)} (bash scripts/setup.sh installs them)")
 
 
 def snapshot_binary(out_dir):

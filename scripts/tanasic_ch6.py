@@ -22,7 +22,7 @@ import os
 
 import experiment_util
 
-experiment_util.use_system_python("yaml")
+experiment_util.use_system_python("yaml", optional=("matplotlib",))
 
 import argparse
 import concurrent.futures as cf
@@ -199,7 +199,32 @@ def block_switching(exp, a, binary, platform):
             if e == bs["extra_tbs"][0]:
                 rows.append((f"block switching, {app}", g, pub))
     print("  ctx MB: context bytes the switches saved and restored (through L2 and DRAM)")
+    plot_gains(os.path.join(a.out, "block_switching.png"), rows, "SPEC 3: block switching on fault (sixteen_sm)")
     return rows
+
+
+def plot_gains(path, rows, title):
+    """Model vs published gain per row (figure, model fraction, published percent)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot")
+        return
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [100 * m for _, m, _ in rows], 0.4, label="model")
+    ax.bar([x + 0.2 for x in xs], [p for _, _, p in rows], 0.4, label="published")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([name.split(", ")[-1] for name, _, _ in rows])
+    ax.axhline(0, color="black", linewidth=0.5)
+    ax.set_ylabel("gain (%)")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    print(f"plot: {os.path.relpath(path, ROOT)}")
 
 
 def preemption_under_faults(exp, a, binary, platform):
