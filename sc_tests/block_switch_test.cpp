@@ -32,6 +32,14 @@ std::function<void(SmParams&)> operand_log(uint32_t bytes = 8192) {
   };
 }
 
+// Two warps of `body` (a YAML list); warp 0's page faults. Started at cycle 0.
+std::unique_ptr<Rig> two_warps(const std::string& body, uint32_t log_bytes = 8192) {
+  auto r = std::make_unique<Rig>("body:\n" + body, 64, operand_log(log_bytes));
+  r->port.fault_pages[kFaultPage] = 0;
+  r->start();
+  return r;
+}
+
 std::vector<SmPipeline::FaultBlockedTb> blocked_at(Rig& r, uint64_t cycle, uint64_t& next_known) {
   r.issued_before(cycle);
   return r.pipe->fault_blocked_tbs(next_known);
@@ -43,13 +51,10 @@ std::vector<SmPipeline::FaultBlockedTb> blocked_at(Rig& r, uint64_t cycle, uint6
 // is not blocked and the answer names 51; at 60 warp 1 still waits for its data (152) - not a
 // fault; once it is at the barrier warp 0's halt blocks the TB, until the fault is handled (1051).
 TEST(BlockSwitching, TbWithAFaultedWarpAndOneAtTheBarrierIsBlocked) {
-  Rig r("body:\n"
-        "  - {op: ld.global, dst: r1, addr: {base: 0x10000000, warp: 4096, lane: 4}}\n"
-        "  - {op: sp, dst: r2, src: [r1]}\n"
-        "  - {op: bar}\n",
-        64, operand_log());
-  r.port.fault_pages[kFaultPage] = 0;
-  r.start();
+  auto rig = two_warps("  - {op: ld.global, dst: r1, addr: {base: 0x10000000, warp: 4096, lane: 4}}\n"
+                       "  - {op: sp, dst: r2, src: [r1]}\n"
+                       "  - {op: bar}\n");
+  Rig& r = *rig;
   uint64_t next = 0;
   EXPECT_TRUE(blocked_at(r, 40, next).empty());
   EXPECT_EQ(next, 51u);
@@ -64,32 +69,24 @@ TEST(BlockSwitching, TbWithAFaultedWarpAndOneAtTheBarrierIsBlocked) {
 
 // A warp with work of its own keeps the TB in: only warp 0 waits on the fault.
 TEST(BlockSwitching, TbWithAWarpStillComputingIsNotBlocked) {
-  Rig r("body:\n"
-        "  - {op: ld.global, dst: r1, addr: {base: 0x10000000, warp: 4096, lane: 4}}\n"
-        "  - loop: 200\n"
-        "    body:\n"
-        "      - {op: sp, dst: r2, src: [r2]}\n",
-        64, operand_log());
-  r.port.fault_pages[kFaultPage] = 0;
-  r.start();
+  auto r = two_warps("  - {op: ld.global, dst: r1, addr: {base: 0x10000000, warp: 4096, lane: 4}}\n"
+                     "  - loop: 200\n"
+                     "    body:\n"
+                     "      - {op: sp, dst: r2, src: [r2]}\n");
   uint64_t next = 0;
-  EXPECT_TRUE(blocked_at(r, 60, next).empty());
+  EXPECT_TRUE(blocked_at(*r, 60, next).empty());
 }
 
 // Warp 0's faulted store holds the TB's whole log share (512 B: 2 entries) until its replay, so
 // warp 1's store cannot issue before the fault is handled: the TB is blocked (without the table
 // rule warp 1 would look ready and keep the TB in).
 TEST(BlockSwitching, WarpWaitingForLogEntriesOnlyAReplayFreesIsBlocked) {
-  Rig r("body:\n"
-        "  - {op: st.global, src: [r1], addr: {base: 0x10000000, warp: 4096, lane: 4}}\n",
-        64, operand_log(512));
-  r.port.fault_pages[kFaultPage] = 0;
-  r.start();
+  auto r = two_warps("  - {op: st.global, src: [r1], addr: {base: 0x10000000, warp: 4096, lane: 4}}\n", 512);
   uint64_t next = 0;
-  const auto b = blocked_at(r, 60, next);
+  const auto b = blocked_at(*r, 60, next);
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].handled, 1051u);
-  EXPECT_GE(r.st().operand_log_full, 1u);
+  EXPECT_GE(r->st().operand_log_full, 1u);
 }
 
 // ---------------------------------------------------------------------------------------------

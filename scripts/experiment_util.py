@@ -27,6 +27,19 @@ def use_system_python(*modules, optional=()):
         raise ImportError(f"python modules missing: {', '.join(required)} (bash scripts/setup.sh installs them)")
 
 
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (files only), or None after saying there will be no
+    plots (the figures are printed either way)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        print("matplotlib missing: no plots")
+        return None
+
+
 def snapshot_binary(out_dir):
     """Copies build/mpgpu to out_dir so that the whole sweep runs one binary even if build/ is
     rebuilt meanwhile; retries while the file is being written. Returns (path, description)."""

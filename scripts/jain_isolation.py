@@ -176,12 +176,8 @@ def main():
 
 
 def plot(summary, apps, out):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no plots")
+    plt = experiment_util.pyplot()
+    if not plt:
         return
     for pl, d in summary["platforms"].items():
         schemes = [s for s in d if isinstance(d[s], dict)]

@@ -83,12 +83,8 @@ def geomean(xs):
 
 
 def plot(path, apps, labels, perf):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no plot")
+    plt = experiment_util.pyplot()
+    if not plt:
         return
     fig, ax = plt.subplots(figsize=(10, 4))
     width = 0.8 / len(labels)
@@ -205,12 +201,8 @@ def block_switching(exp, a, binary, platform):
 
 def plot_gains(path, rows, title):
     """Model vs published gain per row (figure, model fraction, published percent)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no plot")
+    plt = experiment_util.pyplot()
+    if not plt:
         return
     fig, ax = plt.subplots(figsize=(7, 3.5))
     xs = range(len(rows))
