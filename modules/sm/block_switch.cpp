@@ -49,7 +49,7 @@ void Sm::switch_out_blocked(const sc_time& now) {
   // within the limit and if the block scheduler has a new TB for the room.
   for (const auto& b : blocked) {
     auto waiting = std::find_if(parked_.begin(), parked_.end(),
-                                [&](const ParkedTb& p) { return !p.holding && !p.claimed && p.resolved <= now; });
+                                [&](const ParkedTb& p) { return !p.holding && !p.claimed && p.ready() <= now; });
     if (waiting != parked_.end()) {
       waiting->claimed = true;
     } else if (switched_out_entries() >= p_.block_switching.extra_tbs || !block_scheduler_has_tb()) {
@@ -107,7 +107,11 @@ void Sm::run_local_scheduler(const sc_time& now) {
     const KernelDesc& k = *it->launch->kernel;
     auto alloc = res_.try_allocate({k.threads_per_tb, k.registers_per_tb, k.shared_mem_per_tb},
                                    shared_mem_config_for(p_, k.shared_mem_per_tb));
-    if (!alloc) break;  // in order: a later one does not overtake
+    if (!alloc) {  // in order: a later one does not overtake
+      // A claim lapses only if no room is on its way (the swap's room did not fit it).
+      if (std::none_of(parked_.begin(), parked_.end(), [](const ParkedTb& p) { return p.holding; })) it->claimed = false;
+      break;
+    }
     const uint64_t before = stats_.bytes_restored;
     const sc_time start = std::max(now, ctx_port_free_);
     start_warp_tb(it->launch, it->tb, *alloc, start, &it->pointer);
