@@ -126,6 +126,34 @@ TEST(PlatformValidation, XorEquationCountMustMatchPartitions) {
       R"(address_map\.partition_bits: expected log2\(2\) equations, got 2)");
 }
 
+// A key given twice: yaml-cpp keeps both and readers saw the first while the echoed config showed
+// the last. Rejected with both places (issue 18, repro dup_key_workload.yaml).
+TEST(WorkloadValidation, DuplicateKeyNamesBothPlaces) {
+  expect_workload_error(replace(kWorkload, "    grid: 4\n", "    grid: 4\n    grid: 100000\n"),
+                        R"(w\.yaml:5:5: duplicate key 'grid' \(first at 4:5\))");
+  // The same key in two different maps is not a duplicate.
+  TempDir d;
+  EXPECT_NO_THROW(load_workload(d.write("w.yaml", replace(kWorkload, "name: w\n", "name: w\nseed: 1\n"))));
+}
+
+// Integers as YAML 1.2 reads them: a leading zero is still decimal (010 was octal 8 while 09 was
+// rejected), 0o is octal, 0x hexadecimal.
+TEST(WorkloadValidation, IntegersAreYaml12) {
+  TempDir d;
+  for (const auto& [text, grid] : {std::pair{"010", 10u}, {"09", 9u}, {"0o10", 8u}, {"0x10", 16u}, {"+7", 7u}}) {
+    const auto w = load_workload(d.write("w.yaml", replace(kWorkload, "grid: 4", std::string("grid: ") + text)));
+    EXPECT_EQ(w.kernels.at(w.find_kernel("k")).grid, grid) << text;
+  }
+  expect_workload_error(replace(kWorkload, "grid: 4", "grid: 0o9"), R"(grid: expected an integer)");
+  expect_workload_error(replace(kWorkload, "grid: 4", "grid: 99999999999999999999"), R"(grid: expected an integer)");
+}
+
+TEST(CommandLine, DirectoryAsInputFileExit2) {
+  const auto r = run_mpgpu("validate --platform " + source_path("platforms/k20c.yaml") + " --workload /tmp");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/tmp: cannot open file"), std::string::npos) << r.output;
+}
+
 TEST(WorkloadValidation, UnknownKernelInLaunch) {
   expect_workload_error(replace(kWorkload, "- {kernel: k}", "- {kernel: nope}"),
                         R"(w\.yaml:11:18: processes\[0\]\.launches\[0\]\.kernel: unknown kernel 'nope')");

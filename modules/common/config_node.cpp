@@ -3,9 +3,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/yaml_checks.hpp"
 
 namespace mpgpu {
 
@@ -27,18 +30,11 @@ std::string list(const std::vector<std::string>& v) {
 }  // namespace
 
 std::shared_ptr<ConfigDoc> ConfigDoc::load(const std::string& file) {
-  auto doc = std::make_shared<ConfigDoc>();
-  doc->file = file;
-  try {
-    doc->root = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(file + ": cannot open file");
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                      std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  }
-  if (!doc->root.IsMap()) throw ConfigError(file + ":1:1: expected a YAML map at top level");
-  return doc;
+  std::ifstream in(file, std::ios::binary);
+  if (!in || std::filesystem::is_directory(file)) throw ConfigError(file + ": cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), file);
 }
 
 std::shared_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::string& name) {
@@ -46,6 +42,7 @@ std::shared_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::
   doc->file = name;
   try {
     doc->root = YAML::Load(text);
+    check_duplicate_keys(text, name);
   } catch (const YAML::ParserException& e) {
     throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" +
                       std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
@@ -140,11 +137,8 @@ int64_t ConfigNode::as_int(int64_t lo, int64_t hi) const {
   const std::string range = " in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   if (!node_.IsScalar()) fail("expected an integer" + range + ", got " + quoted(node_));
   const std::string& s = node_.Scalar();
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 0);
-  if (s.empty() || *end != '\0' || errno == ERANGE)
-    fail("expected an integer" + range + ", got " + quoted(node_));
+  long long v = 0;
+  if (!parse_yaml_int(s, v)) fail("expected an integer" + range + ", got " + quoted(node_));
   if (v < lo || v > hi) fail("value " + s + " out of range: expected an integer" + range);
   return v;
 }
@@ -262,8 +256,8 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
     case YAML::NodeType::Scalar: {
       const std::string& s = n.Scalar();
       char* end = nullptr;
-      long long i = std::strtoll(s.c_str(), &end, 0);
-      if (!s.empty() && *end == '\0') return i;
+      long long i = 0;
+      if (parse_yaml_int(s, i)) return i;
       double d = std::strtod(s.c_str(), &end);
       if (!s.empty() && *end == '\0') return d;
       if (s == "true") return true;
