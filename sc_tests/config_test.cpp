@@ -148,6 +148,26 @@ TEST(WorkloadValidation, IntegersAreYaml12) {
   expect_workload_error(replace(kWorkload, "grid: 4", "grid: 99999999999999999999"), R"(grid: expected an integer)");
 }
 
+// --out is checked before simulating (issue 18 items 6, 9): one that cannot be made, or that holds a
+// directory named stats.json, is exit 2; a run that fails leaves no stats.json of an earlier run.
+TEST(CommandLine, OutputDirectoryCheckedAndStaleStatsRemoved) {
+  const std::string base = "run --platform " + source_path("platforms/gtx1080.yaml") + " --workload " +
+                           source_path("configs/default.yaml") + " --jobs 1 --out ";
+  auto r = run_mpgpu(base + "/proc/mpgpu-no-such-dir");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--out /proc/mpgpu-no-such-dir: cannot create the directory"), std::string::npos) << r.output;
+  TempDir d;
+  std::filesystem::create_directories(d.path / "a" / "stats.json");
+  r = run_mpgpu(base + (d.path / "a").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("stats.json there is a directory"), std::string::npos) << r.output;
+  std::filesystem::create_directories(d.path / "b");
+  d.write("b/stats.json", "{\"status\": \"completed\"}\n");  // an earlier run's result
+  r = run_mpgpu(base + (d.path / "b").string() + " --tsp " + (d.path / "missing.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(d.path / "b" / "stats.json"));
+}
+
 TEST(CommandLine, DirectoryAsInputFileExit2) {
   const auto r = run_mpgpu("validate --platform " + source_path("platforms/k20c.yaml") + " --workload /tmp");
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -42,6 +42,23 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
   std::filesystem::rename(tmp, path);
 }
 
+// The output directory, checked before anything is simulated: it can be created and written, and
+// the previous run's stats.json is gone (a failed run must not leave it to be taken for its own).
+void prepare_out_dir(const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec || !fs::is_directory(out)) throw ConfigError("--out " + out.string() + ": cannot create the directory" +
+                                                      (ec ? ": " + ec.message() : ""));
+  const fs::path stats = out / "stats.json";
+  if (fs::is_directory(stats)) throw ConfigError("--out " + out.string() + ": stats.json there is a directory");
+  const fs::path probe = out / ".mpgpu-write-probe";
+  if (!std::ofstream(probe)) throw ConfigError("--out " + out.string() + ": cannot write in the directory");
+  fs::remove(probe, ec);
+  fs::remove(stats, ec);
+  if (fs::exists(stats)) throw ConfigError("--out " + out.string() + ": cannot remove the previous stats.json");
+}
+
 // The workload of a run: a YAML file, or an Accel-Sim kernelslist.g replayed as one process.
 WorkloadDesc load_run_workload(const Args& a) {
   if (a.workload.empty() == a.trace.empty()) throw ConfigError("give exactly one of --workload FILE and --trace kernelslist.g");
@@ -85,7 +102,7 @@ int cmd_run(const Args& a) {
   PlatformConfig cfg = load_platform(a.platform, overrides(a));
   WorkloadDesc w = load_run_workload(a);
   resolve_workload(cfg, w);
-  std::filesystem::create_directories(a.out);
+  prepare_out_dir(a.out);
   RunOptions opt;
   opt.timeline_path = a.timeline;
   opt.vcd_path = a.vcd;
