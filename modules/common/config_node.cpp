@@ -41,8 +41,8 @@ std::shared_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::
   auto doc = std::make_shared<ConfigDoc>();
   doc->file = name;
   try {
+    check_yaml_document(text, name);  // first: bounds the tree Load builds
     doc->root = YAML::Load(text);
-    check_duplicate_keys(text, name);
   } catch (const YAML::ParserException& e) {
     throw ConfigError(name + ":" + std::to_string(e.mark.line + 1) + ":" +
                       std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);

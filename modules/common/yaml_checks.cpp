@@ -17,35 +17,71 @@ namespace mpgpu {
 
 namespace {
 
-// Follows the event stream: in each open map, every other node is a key.
-class DuplicateKeyFinder : public YAML::EventHandler {
+// Follows the event stream: in each open map, every other node is a key. Counts the nodes the
+// document stands for once every alias is replaced by a copy of its anchor (what readers and the
+// stats.json echo of the configuration would walk), without building them.
+class DocumentChecker : public YAML::EventHandler {
  public:
-  explicit DuplicateKeyFinder(std::string name) : name_(std::move(name)) {}
+  explicit DocumentChecker(std::string name) : name_(std::move(name)) {}
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string& v) override { node(m, &v); }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    node(m, nullptr);
-    frames_.push_back({false});
+  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override { leaf(m, nullptr, a, 1); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t a) override {
+    leaf(m, nullptr, 0, a < anchor_nodes_.size() ? anchor_nodes_[a] : 1);
   }
-  void OnSequenceEnd() override { frames_.pop_back(); }
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    node(m, nullptr);
-    frames_.push_back({true});
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a, const std::string& v) override {
+    leaf(m, &v, a, 1);
   }
-  void OnMapEnd() override { frames_.pop_back(); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+    open(m, a, false);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+    open(m, a, true);
+  }
+  void OnMapEnd() override { close(); }
 
  private:
   struct Frame {
     bool map;
+    YAML::anchor_t anchor;
+    uint64_t nodes_before;  // expanded count when the collection opened
     bool at_key = true;
     std::map<std::string, YAML::Mark> keys;
   };
   static std::string at(const YAML::Mark& m) { return std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1); }
+  void open(const YAML::Mark& m, YAML::anchor_t a, bool map) {
+    key_check(m, nullptr);
+    if (frames_.size() >= kMaxYamlDepth)
+      throw ConfigError(name_ + ":" + at(m) + ": nesting deeper than " + std::to_string(kMaxYamlDepth) +
+                        " levels: a configuration is never this deep");
+    frames_.push_back({map, a, nodes_, true, {}});
+    count(m, 1);
+  }
+  void close() {
+    const Frame& f = frames_.back();
+    remember(f.anchor, nodes_ - f.nodes_before);
+    frames_.pop_back();
+  }
+  void leaf(const YAML::Mark& m, const std::string* scalar, YAML::anchor_t a, uint64_t nodes) {
+    key_check(m, scalar);
+    count(m, nodes);
+    remember(a, nodes);
+  }
+  void remember(YAML::anchor_t a, uint64_t nodes) {
+    if (a == 0) return;
+    if (anchor_nodes_.size() <= a) anchor_nodes_.resize(a + 1, 1);
+    anchor_nodes_[a] = nodes;
+  }
+  void count(const YAML::Mark& m, uint64_t nodes) {
+    nodes_ += nodes;
+    if (nodes_ > kMaxYamlNodes)
+      throw ConfigError(name_ + ":" + at(m) + ": the document stands for more than " + std::to_string(kMaxYamlNodes) +
+                        " nodes once its aliases are expanded (" + std::to_string(nodes_) +
+                        " so far): too large to read or to echo into stats.json");
+  }
   // A node starts; `scalar`: its text when it is a plain scalar (a key we can compare).
-  void node(const YAML::Mark& m, const std::string* scalar) {
+  void key_check(const YAML::Mark& m, const std::string* scalar) {
     if (frames_.empty() || !frames_.back().map) return;
     Frame& f = frames_.back();
     if (f.at_key && scalar) {
@@ -58,15 +94,17 @@ class DuplicateKeyFinder : public YAML::EventHandler {
   }
   std::string name_;
   std::vector<Frame> frames_;
+  std::vector<uint64_t> anchor_nodes_;  // expanded size of each anchored node, by anchor id
+  uint64_t nodes_ = 0;
 };
 
 }  // namespace
 
-void check_duplicate_keys(const std::string& text, const std::string& name) {
+void check_yaml_document(const std::string& text, const std::string& name) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  DuplicateKeyFinder finder(name);
-  while (parser.HandleNextDocument(finder)) {
+  DocumentChecker checker(name);
+  while (parser.HandleNextDocument(checker)) {
   }
 }
 

@@ -15,6 +15,8 @@
 
 #include "common/error.hpp"
 #include "common/metrics.hpp"
+#include "block_scheduler/block_scheduler.hpp"
+#include "extensions/ksrt.hpp"
 #include "platform/gpu.hpp"
 #include "sm/occupancy.hpp"
 
@@ -60,6 +62,25 @@ void resolve_partitions(const PlatformConfig& cfg, WorkloadDesc& w) {
                         "(give it a partition, or leave SMs out of the partitions)");
 }
 
+// What the SM driver writes into the KSRT must fit its fields (checked again by the table at run
+// time; here so that validate rejects it, with the key's location and the field's width).
+void check_ksrt_fields(const PlatformConfig& cfg, const WorkloadDesc& w) {
+  const FieldLayout ksrt = Ksrt::layout(extension_params(cfg.sm, cfg.block_scheduler));
+  const uint32_t prio_bits = field_bits(ksrt, "priority"), token_bits = field_bits(ksrt, "tokens");
+  const int64_t max_prio = (int64_t{1} << prio_bits) - 1, max_tokens = (int64_t{1} << (token_bits - 1)) - 1;
+  for (const auto& p : w.processes) {
+    const std::string at = [&](const std::string& src) { return src.empty() ? p.source : src; }(p.priority_source);
+    if (p.priority > max_prio)
+      throw ConfigError(fmt::format("{}: priority {} of process '{}' does not fit the KSRT's {}-bit priority field "
+                                    "(0..{}) of platform '{}'", at, p.priority, p.name, prio_bits, max_prio, cfg.name));
+    if (w.policy == "dss" && p.dss_tokens > max_tokens)
+      throw ConfigError(fmt::format("{}: dss_tokens {} of process '{}' does not fit the KSRT's {}-bit signed token "
+                                    "field (at most {} on platform '{}': {} SMs)",
+                                    p.dss_tokens_source.empty() ? p.source : p.dss_tokens_source, p.dss_tokens, p.name,
+                                    token_bits, max_tokens, cfg.name, cfg.sm.count));
+  }
+}
+
 void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
   resolve_partitions(cfg, w);  // first: its policy message is more specific than the mechanism check
   const double mhz = cfg.clocks.core;
@@ -76,6 +97,7 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
     throw ConfigError(w.file + ": " + std::to_string(w.processes.size()) + " processes exceed the " +
                       std::to_string(cfg.block_scheduler.max_contexts) + " command buffers (contexts) of platform '" +
                       cfg.name + "' (block_scheduler.max_contexts)");
+  if (w.policy != "fcfs") check_ksrt_fields(cfg, w);
   if (cfg.fill_unit.translation) {
     // Address spaces against the platform's device memory and memory modules.
     const uint64_t mem = cfg.fill_unit.paging.device_memory_bytes;

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "workload/program.hpp"
 #include "workload/trace_workload.hpp"
@@ -14,6 +16,7 @@ namespace mpgpu {
 namespace {
 
 constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kMaxCommandsPerStream = 1000000;  // launches and copies, loops expanded
 
 const std::vector<std::string> kAllPolicies = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss",
                                                "spatial", "warped_slicer", "mias", "dual_kernel",
@@ -132,6 +135,15 @@ class WorkloadReader {
     }
   }
 
+  // A stream of `done` commands grows by `times` x `each`; the bound keeps a short file from
+  // standing for more launches than any simulation could run (and the memory to list them).
+  static void check_length(const ConfigNode& item, size_t done, size_t each, int64_t times) {
+    const double total = double(done) + double(each) * double(times);
+    if (total > double(kMaxCommandsPerStream))
+      item.fail(fmt::format("the stream would hold {:.4g} commands ({} so far + {} x {}): at most {} per stream",
+                            total, done, times, each, kMaxCommandsPerStream));
+  }
+
   void read_commands(const ConfigNode& list, std::vector<Command>& out, int depth) {
     if (depth > 8) list.fail("loops nested too deeply");
     for (const auto& item : list.items()) {
@@ -140,7 +152,8 @@ class WorkloadReader {
         auto kn = item.req("kernel");
         const int k = w_.find_kernel(kn.as_str());
         if (k < 0) kn.fail("unknown kernel '" + kn.as_str() + "': not defined under 'kernels'");
-        const int64_t count = item.opt_int("count", 1, 1, 1000000);
+        const int64_t count = item.opt_int("count", 1, 1, kMaxCommandsPerStream);
+        check_length(item, out.size(), 1, count);
         for (int64_t i = 0; i < count; ++i) out.push_back({Command::Kind::launch, uint32_t(k), 0, {}});
       } else if (item.has("copy")) {
         auto c = item.req("copy");
@@ -154,14 +167,14 @@ class WorkloadReader {
         c.finish();
         out.push_back(cmd);
       } else if (item.has("loop")) {
-        const int64_t n = item.req_int("loop", 1, 1000000);
+        const int64_t n = item.req_int("loop", 1, kMaxCommandsPerStream);
         std::vector<Command> body;
         read_commands(item.req("body"), body, depth + 1);
+        check_length(item, out.size(), body.size(), n);  // before expanding: a loop of loops is a product
         for (int64_t i = 0; i < n; ++i) out.insert(out.end(), body.begin(), body.end());
       } else {
         item.fail("expected a launch ('kernel'), a 'copy' or a 'loop'");
       }
-      if (out.size() > 50000000) item.fail("launch sequence too long");
       item.finish();
     }
   }
@@ -197,8 +210,10 @@ class WorkloadReader {
     if (n.has("arrival_us")) p.arrival_ns = n.req_num("arrival_us", 0, 1e12) * 1e3;
     else n.opt("arrival_us");
     p.priority = n.opt_int("priority", p.priority, 0, 255);
+    if (n.has("priority")) p.priority_source = n.req("priority").where();
     p.repeat = n.opt_int("repeat", p.repeat, 1, 1000000);
     p.dss_tokens = static_cast<int32_t>(n.opt_int("dss_tokens", p.dss_tokens, 0, 4096));
+    if (n.has("dss_tokens")) p.dss_tokens_source = n.req("dss_tokens").where();
     p.replays = n.opt_bool("replays", p.replays);
     if (auto m = n.opt("memory")) read_address_space(*m, p);
     if (auto part = n.opt("partition")) p.partition_name = part->as_str(), p.partition_source = part->where();

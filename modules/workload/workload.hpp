@@ -31,6 +31,7 @@ struct ProcessDesc {
   uint32_t priority = 0;
   uint32_t repeat = 1;  // runs of the whole launch sequence
   int32_t dss_tokens = -1;  // DSS SM budget set by the OS; -1: equal sharing
+  std::string priority_source, dss_tokens_source;  // file:line:col of the keys, when given
   bool replays = true;      // under `replay: until_all_done`; false: runs `repeat` times only
   std::vector<StreamDesc> streams;
   AddressSpaceDesc address_space;  // allocations (none: implicit) and page colouring

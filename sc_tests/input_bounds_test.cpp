@@ -1,0 +1,100 @@
+// Inputs that are well-formed but stand for more than the hardware tables or the host can hold
+// (issue 18): each is exit 2 from `validate` (not only from `run`), with its location and the
+// limit that refuses it, within a bounded time and memory.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "test_util.hpp"
+
+using mpgpu::test::run_mpgpu;
+using mpgpu::test::source_path;
+using mpgpu::test::TempDir;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// A two-process workload on `policy` with `extra` added to process a's map.
+std::string two_processes(const std::string& policy, const std::string& extra) {
+  return "name: w\npolicy: " + policy +
+         "\nkernels:\n  k: {grid: 4, threads_per_tb: 64, registers_per_thread: 8, tb_time: {kind: fixed, "
+         "mean_cycles: 100}}\nprocesses:\n  - {name: a, " +
+         extra + "launches: [{kernel: k}]}\n  - {name: b, launches: [{kernel: k}]}\n";
+}
+
+mpgpu::test::CommandResult validate(const std::string& platform, const std::string& workload) {
+  return run_mpgpu("validate --platform " + platform + " --workload " + workload);
+}
+
+void expect_exit2(const mpgpu::test::CommandResult& r, const std::string& pattern) {
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(pattern))) << r.output;
+}
+
+std::string k20c_path() { return source_path("platforms/k20c.yaml"); }
+
+}  // namespace
+
+// A KSRT 'priority' is 4 bits on k20c (16 levels) and 'tokens' 5 signed bits (13 SMs): validate
+// refuses what the table would refuse mid-run, naming the key and the width.
+TEST(InputBounds, ValuesBeyondAKsrtFieldAreRefusedByValidate) {
+  TempDir d;
+  const std::string k20c = k20c_path();
+  expect_exit2(validate(k20c, d.write("p.yaml", two_processes("npq", "priority: 16, "))),
+               R"(p\.yaml:6:25: priority 16 of process 'a' does not fit the KSRT's 4-bit priority field \(0\.\.15\))");
+  expect_exit2(validate(k20c, d.write("t.yaml", two_processes("dss", "dss_tokens: 16, "))),
+               R"(t\.yaml:6:27: dss_tokens 16 .* 5-bit signed token field \(at most 15)");
+  EXPECT_EQ(validate(k20c, d.write("ok.yaml", two_processes("npq", "priority: 15, "))).exit_code, 0);
+  EXPECT_EQ(validate(k20c, d.write("ok2.yaml", two_processes("dss", "dss_tokens: 15, "))).exit_code, 0);
+  // Under fcfs the KSRT holds no priority: any value the workload format takes is accepted.
+  EXPECT_EQ(validate(k20c, d.write("f.yaml", two_processes("fcfs", "priority: 200, "))).exit_code, 0);
+}
+
+// A 4 KB file of nested aliases stands for 10^9 nodes: refused at the alias that passes the bound,
+// before any tree is built (it was unbounded memory, and a 40 MB stats.json from an import).
+TEST(InputBounds, AliasExpansionIsBounded) {
+  TempDir d;
+  std::string bomb = "[&a0 [x, x, x, x, x, x, x, x, x, x]";
+  for (int i = 1; i <= 8; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    bomb += ", &a" + std::to_string(i) + " [" + prev;
+    for (int j = 1; j < 10; ++j) bomb += ", " + prev;
+    bomb += "]";
+  }
+  bomb += "]";
+  std::string platform = read_text(source_path("platforms/k20c.yaml"));
+  platform = std::regex_replace(platform, std::regex("\ndescription: [^\n]*"), "\ndescription: " + bomb);
+  const auto r = run_mpgpu("run --platform " + d.write("bomb.yaml", platform) + " --workload " +
+                           source_path("configs/warp/compute_bound.yaml") + " --out " + (d.path / "o").string());
+  expect_exit2(r, R"(bomb\.yaml:5:\d+: the document stands for more than 200000 nodes once its aliases are expanded)");
+  EXPECT_FALSE(std::filesystem::exists(d.path / "o" / "stats.json"));
+  // An imported library is bounded the same way, and named as the file at fault.
+  d.write("lib.yaml", "kernels:\n  k: {grid: 1, threads_per_tb: 32, registers_per_thread: 8, tb_time: "
+                      "{kind: fixed, mean_cycles: 10}}\nprocesses:\n  - {name: p, launches: [{kernel: k}]}\n"
+                      "seed: " + bomb + "\n");
+  expect_exit2(validate(k20c_path(), d.write("w.yaml", "name: w\nimport: {file: lib.yaml}\n")),
+               R"(lib\.yaml:5:\d+: the document stands for more than)");
+}
+
+// A loop of a million launches of a million-count launch is 10^12 commands: refused before it is
+// expanded (it took 79 s and all memory in validate), naming the loop and the product.
+TEST(InputBounds, LaunchSequencesAreBoundedBeforeExpansion) {
+  TempDir d;
+  const std::string head =
+      "name: w\nkernels:\n  k: {grid: 1, threads_per_tb: 32, registers_per_thread: 8, tb_time: {kind: fixed, "
+      "mean_cycles: 10}}\nprocesses:\n  - name: p\n    launches:\n";
+  expect_exit2(validate(k20c_path(), d.write("bomb.yaml", head + "      - loop: 1000000\n        body:\n"
+                                                                 "          - {kernel: k, count: 1000000}\n")),
+               R"(bomb\.yaml:7:9: .*would hold 1e\+12 commands \(0 so far \+ 1000000 x 1000000\): at most 1000000)");
+  // At the bound itself it is accepted (a million launches are listed, not simulated, by validate).
+  EXPECT_EQ(validate(k20c_path(), d.write("ok.yaml", head + "      - loop: 1000\n        body:\n"
+                                                            "          - {kernel: k, count: 1000}\n"))
+                .exit_code,
+            0);
+}
