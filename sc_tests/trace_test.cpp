@@ -12,6 +12,7 @@
 #include "test_util.hpp"
 #include "workload/trace.hpp"
 #include "workload/trace_cache.hpp"
+#include "workload/trace_workload.hpp"
 
 namespace mpgpu {
 namespace {
@@ -381,6 +382,36 @@ TEST(Trace, BadHeader) {
   EXPECT_NE(e.find("missing.traceg: cannot open"), std::string::npos) << e;
 }
 
+// Header values beyond what CUDA and the model's tables hold (issue 18 item 4): a grid of
+// (2^32-1, 2^32-1, 2^31) wrapped to a small TB count, nregs 4194304 to 0 registers per TB.
+TEST(Trace, HeaderValuesAreRangeChecked) {
+  TraceDir dir;
+  const auto error_for = [&](const std::string& line, const std::string& replaced) {
+    std::string h = header(4);
+    h.replace(h.find(replaced), replaced.size(), line);
+    return error_of([&] { read_traceg(dir.write("h.traceg", h + tb("0010 00000001 0 NOP 0 0\n", 1))); });
+  };
+  std::string e = error_for("-grid dim = (4294967295,4294967295,2147483648)", "-grid dim = (2,1,1)");
+  EXPECT_NE(e.find("h.traceg:3: '-grid dim = (4294967295,4294967295,2147483648)' is beyond CUDA's limits "
+                   "(2147483647,65535,65535)"),
+            std::string::npos)
+      << e;
+  e = error_for("-grid dim = (2147483647,65535,1)", "-grid dim = (2,1,1)");
+  EXPECT_NE(e.find("h.traceg:3: '-grid dim = (2147483647,65535,1)' has 140735340806145 TBs: the model's TB index"),
+            std::string::npos)
+      << e;
+  e = error_for("-block dim = (64,1,65)", "-block dim = (64,1,1)");
+  EXPECT_NE(e.find("h.traceg:4: '-block dim = (64,1,65)' is beyond CUDA's limits (1024,1024,64)"), std::string::npos) << e;
+  e = error_for("-nregs = 4194304", "-nregs = 16");
+  EXPECT_NE(e.find("h.traceg:6: '-nregs = 4194304': CUDA allows at most 255 registers per thread"), std::string::npos) << e;
+  e = error_for("-shmem = 1048576", "-shmem = 128");
+  EXPECT_NE(e.find("h.traceg:5: '-shmem = 1048576': CUDA allows at most 232448 bytes"), std::string::npos) << e;
+  // The largest values CUDA allows are read as they are.
+  std::string h = header(4);
+  h.replace(h.find("-nregs = 16"), 11, "-nregs = 255");
+  EXPECT_EQ(read_traceg(dir.write("ok.traceg", h + tb("0010 00000001 0 NOP 0 0\n", 1))).nregs, 255u);
+}
+
 TEST(Trace, KernelslistWithMemcpys) {
   TraceDir dir;
   dir.write("kernel-1.traceg", header(4));
@@ -421,6 +452,14 @@ TEST(Trace, KernelslistErrors) {
   EXPECT_NE(e.find(path + ":2: unrecognised command 'launch something'"), std::string::npos) << e;
   e = error_of([&] { read_kernelslist(dir.path.string() + "/none.g"); });
   EXPECT_NE(e.find("none.g: cannot open"), std::string::npos) << e;
+  // A 1e19-byte copy never finished simulating (simulated time wrapped): bounded like a workload's.
+  path = dir.write("l5.g", "\nMemcpyHtoD,0x10,18446744073709551615\n");
+  e = error_of([&] { read_kernelslist(path); });
+  EXPECT_NE(e.find(path + ":2: byte count 18446744073709551615 out of range [1, 2^40]"), std::string::npos) << e;
+  // A list without kernels names its last line.
+  path = dir.write("l6.g", "MemcpyHtoD,0x10,400\n# nothing else\n");
+  e = error_of([&] { workload_from_trace(path); });
+  EXPECT_NE(e.find(path + ":2: no kernel in the list"), std::string::npos) << e;
 }
 
 TEST(Trace, OpcodeTable) {

@@ -30,6 +30,15 @@ namespace {
 
 constexpr uint32_t kWarpSize = 32;
 constexpr uint32_t kMaxThreadsPerTb = 1024;
+// Per-dimension limits of CUDA (compute capability 3.0 and later): they also keep the products
+// of the dimensions within 64 bits.
+constexpr uint32_t kMaxGridDim[3] = {2147483647u, 65535u, 65535u};
+constexpr uint32_t kMaxBlockDim[3] = {1024u, 1024u, 64u};
+constexpr uint64_t kMaxTbs = 0xffffffffull;
+constexpr uint32_t kMaxRegsPerThread = 255;      // the ISA's register names R0..R254
+constexpr uint32_t kMaxShmemPerTb = 227 * 1024;  // the largest opt-in TB carve-out (sm_90)
+// Host copies in a kernelslist: the bound on a workload's copies (1 TiB).
+constexpr uint64_t kMaxCopyBytes = uint64_t{1} << 40;
 
 [[noreturn]] void fail_at(const std::string& file, uint32_t line, const std::string& what) {
   throw ConfigError(file + ":" + std::to_string(line) + ": " + what);
@@ -297,10 +306,10 @@ class TracegParser {
     if (!split_key_value(line.substr(1), key, value)) fail("header line without '=': " + quoted(line));
     if (key == "kernel name") k_.name = std::string(value);
     else if (key == "kernel id") k_.id = header_number<uint32_t>(key, value);
-    else if (key == "grid dim") header_dims(key, value, k_.grid, seen_grid_);
-    else if (key == "block dim") header_dims(key, value, k_.block, seen_block_);
-    else if (key == "shmem") k_.shmem = header_number<uint32_t>(key, value);
-    else if (key == "nregs") k_.nregs = header_number<uint32_t>(key, value);
+    else if (key == "grid dim") header_dims(key, value, k_.grid, seen_grid_, kMaxGridDim);
+    else if (key == "block dim") header_dims(key, value, k_.block, seen_block_, kMaxBlockDim);
+    else if (key == "shmem") k_.shmem = header_bounded(key, value, kMaxShmemPerTb, "bytes of shared memory per TB");
+    else if (key == "nregs") k_.nregs = header_bounded(key, value, kMaxRegsPerThread, "registers per thread");
     else if (key == "binary version") k_.binary_version = header_number<uint32_t>(key, value);
     else if (key == "cuda stream id") k_.stream = header_number<uint64_t>(key, value);
     else if (key == "shmem base_addr") k_.shmem_base = header_number<uint64_t>(key, value, 16);
@@ -318,9 +327,21 @@ class TracegParser {
     return v;
   }
 
-  void header_dims(std::string_view key, std::string_view value, uint32_t out[3], bool& seen) {
+  uint32_t header_bounded(std::string_view key, std::string_view value, uint32_t max, const char* what) const {
+    const uint32_t v = header_number<uint32_t>(key, value);
+    if (v > max)
+      fail("'-" + std::string(key) + " = " + std::to_string(v) + "': CUDA allows at most " + std::to_string(max) + " " + what);
+    return v;
+  }
+
+  void header_dims(std::string_view key, std::string_view value, uint32_t out[3], bool& seen, const uint32_t max[3]) {
     if (!parse_triple(value, out) || !out[0] || !out[1] || !out[2])
       fail("bad value " + quoted(value) + " for '-" + std::string(key) + "': expected (x,y,z) with x, y, z >= 1");
+    if (out[0] > max[0] || out[1] > max[1] || out[2] > max[2])
+      fail("'-" + std::string(key) + " = " + triple_text(out) + "' is beyond CUDA's limits " + triple_text(max));
+    if (out == k_.grid && k_.tb_count() > kMaxTbs)
+      fail("'-grid dim = " + triple_text(out) + "' has " + std::to_string(k_.tb_count()) +
+           " TBs: the model's TB index (and the KSRT's grid_tbs field) holds at most 2^32-1");
     seen = true;
   }
 
@@ -596,6 +617,7 @@ TraceCommand memcpy_command(std::string_view line, const std::string& file, uint
   if (trim(line.substr(0, a)) != "MemcpyHtoD" && trim(line.substr(0, a)) != "MemcpyDtoH") bad("unknown command");
   if (!parse_number(trim(line.substr(a + 1, b - a - 1)), c.addr, 16)) bad("bad address");
   if (!parse_number(trim(line.substr(b + 1)), c.bytes)) bad("bad byte count");
+  if (c.bytes == 0 || c.bytes > kMaxCopyBytes) bad("byte count " + std::to_string(c.bytes) + " out of range [1, 2^40]");
   return c;
 }
 
@@ -624,6 +646,7 @@ TraceList read_kernelslist(const std::string& path) {
   while (lines.next(raw)) {
     const std::string_view line = trim(raw);
     const uint32_t n = lines.number();
+    list.lines = n;
     if (line.empty() || line[0] == '#') continue;
     if (starts_with(line, "Memcpy")) {
       list.commands.push_back(memcpy_command(line, path, n));

@@ -86,6 +86,7 @@ struct TraceCommand {
 struct TraceList {
   std::string file;
   std::vector<TraceCommand> commands;  // in file order
+  uint32_t lines = 1;                  // number of the last line (1 for an empty file)
 };
 
 // Reads a kernelslist.g. ConfigError (file:line) on unrecognised lines, bad numbers and kernel

@@ -20,7 +20,9 @@ namespace {
 static_assert(std::is_trivially_copyable_v<TraceInstr>, "trace records are written as raw TraceInstr");
 
 constexpr char kMagic[8] = {'M', 'P', 'G', 'P', 'U', 'T', 'R', 'C'};
-constexpr uint32_t kVersion = 1;
+// Bumped whenever the parser accepts less (2: header ranges): a cached trace was checked by the
+// parser that wrote it, so an older cache is read again from the text.
+constexpr uint32_t kVersion = 2;
 
 struct FileHeader {
   char magic[8];

@@ -19,7 +19,9 @@ KernelDesc kernel_from_trace(std::shared_ptr<const TraceKernel> t, const std::st
   k.name = name.empty() ? t->name : name;
   k.source = source;
   const uint64_t tbs = t->tb_count();
-  if (tbs == 0 || tbs > 0xffffffffull) throw ConfigError(traceg + ": grid of " + std::to_string(tbs) + " TBs is out of range");
+  // The parser bounds the header; a trace cache written by another version is checked again here.
+  if (tbs == 0 || tbs > 0xffffffffull)
+    throw ConfigError(traceg + ":1: grid of " + std::to_string(tbs) + " TBs is out of range [1, 2^32-1]");
   k.grid = static_cast<uint32_t>(tbs);
   k.threads_per_tb = t->threads_per_tb();
   // Registers are allocated per warp in the hardware: whole warps of threads.
@@ -61,7 +63,9 @@ WorkloadDesc workload_from_trace(const std::string& kernelslist) {
       s.commands.push_back(cmd);
     }
   }
-  if (w.kernels.empty()) throw ConfigError(kernelslist + ": no kernel in the list");
+  if (w.kernels.empty())
+    throw ConfigError(kernelslist + ":" + std::to_string(list.lines) + ": no kernel in the list (" +
+                      std::to_string(list.commands.size()) + " copies and no kernel-N.traceg line up to its end)");
   p.streams.push_back(std::move(s));
   w.processes.push_back(std::move(p));
   w.policy_source = w.preemption_source = kernelslist;
