@@ -5,12 +5,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/stop_signals.hpp"
 #include "platform/extension_report.hpp"
 #include "platform/platform_config.hpp"
 #include "platform/simulation.hpp"
@@ -25,6 +27,32 @@ struct Args {
   std::string platform, workload, trace, out = "out", timeline, format = "table", tsp, vcd;
   std::vector<std::string> sets;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  double max_host_seconds = 0;
+};
+
+// Outputs besides stats.json (timeline, VCD) are written under a temporary name and moved into
+// place only once the whole run has succeeded; otherwise they are removed.
+class PendingOutputs {
+ public:
+  // Returns the temporary name to write `final_path` under; the previous run's file is removed.
+  std::string add(const std::string& final_path, const std::string& partial_path) {
+    std::error_code ec;
+    std::filesystem::remove(final_path, ec);
+    files_.push_back({partial_path, final_path});
+    return partial_path;
+  }
+  void commit() {
+    for (const auto& [partial, final_path] : files_)
+      if (std::filesystem::exists(partial)) std::filesystem::rename(partial, final_path);
+    files_.clear();
+  }
+  ~PendingOutputs() {
+    std::error_code ec;
+    for (const auto& f : files_) std::filesystem::remove(f.first, ec);
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;  // (partial, final)
 };
 
 std::vector<std::pair<std::string, std::string>> overrides(const Args& a) {
@@ -98,27 +126,45 @@ int cmd_validate(const Args& a) {
   return 0;
 }
 
+// --tsp: T_SP in ns for every process of the workload, checked before anything is simulated.
+std::map<std::string, double> read_tsp(const std::string& file, const WorkloadDesc& w) {
+  std::map<std::string, double> t_sp;
+  std::ifstream f(file);
+  if (!f || std::filesystem::is_directory(file)) throw ConfigError("--tsp " + file + ": cannot open file");
+  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw ConfigError("--tsp " + file + ": expected a JSON object {process: T_SP ns}");
+  for (auto& [name, v] : j.items()) {
+    if (!v.is_number() || !(v.get<double>() > 0))
+      throw ConfigError("--tsp " + file + ": " + name + ": expected a positive number of ns");
+    t_sp[name] = v.get<double>();
+  }
+  for (const auto& p : w.processes)
+    if (!t_sp.count(p.name)) throw ConfigError("--tsp " + file + ": no T_SP for process '" + p.name + "' (" + p.source + ")");
+  return t_sp;
+}
+
 int cmd_run(const Args& a) {
+  install_stop_signals();
   PlatformConfig cfg = load_platform(a.platform, overrides(a));
   WorkloadDesc w = load_run_workload(a);
   resolve_workload(cfg, w);
-  prepare_out_dir(a.out);
+  prepare_out_dir(a.out);  // first: whatever fails from here on leaves no earlier stats.json
   RunOptions opt;
-  opt.timeline_path = a.timeline;
-  opt.vcd_path = a.vcd;
-  opt.jobs = a.jobs;
-  if (!a.tsp.empty()) {
-    std::ifstream f(a.tsp);
-    if (!f) throw ConfigError(a.tsp + ": cannot open file");
-    nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw ConfigError(a.tsp + ": expected a JSON object {process: T_SP ns}");
-    for (auto& [name, v] : j.items()) {
-      if (!v.is_number() || v.get<double>() <= 0) throw ConfigError(a.tsp + ": " + name + ": expected a positive number of ns");
-      opt.t_sp[name] = v.get<double>();
-    }
+  if (!a.tsp.empty()) opt.t_sp = read_tsp(a.tsp, w);
+  PendingOutputs pending;
+  if (!a.timeline.empty()) opt.timeline_path = pending.add(a.timeline, a.timeline + ".partial");
+  std::string vcd_file;
+  if (!a.vcd.empty()) {  // SystemC appends ".vcd" to the name it is given
+    const std::string base = a.vcd.size() > 4 && a.vcd.substr(a.vcd.size() - 4) == ".vcd" ? a.vcd.substr(0, a.vcd.size() - 4) : a.vcd;
+    vcd_file = base + ".vcd";
+    opt.vcd_path = pending.add(vcd_file, base + ".partial.vcd");
   }
+  opt.jobs = a.jobs;
+  opt.max_host_seconds = a.max_host_seconds;
   nlohmann::json stats = run_workload(cfg, w, opt);
+  throw_if_stopped();
   write_atomically(std::filesystem::path(a.out) / "stats.json", stats.dump(2) + "\n");
+  pending.commit();
   if (stats.value("status", "") == "aborted") {
     const auto& ab = stats["abort"];
     std::cerr << fmt::format("error: kernel '{}' of process '{}' aborted at {:.1f} ns: {} (virtual address {}, SM {}, "
@@ -136,7 +182,7 @@ int cmd_run(const Args& a) {
     fmt::print("co-simulation: SMST {} matched the core on {} operations\n",
                stats["host"]["cosim"]["smst"]["impl"].get<std::string>(),
                stats["host"]["cosim"]["smst"]["operations_checked"].get<uint64_t>());
-  if (!a.vcd.empty()) fmt::print("vcd: {} (open in GTKWave)\n", a.vcd);
+  if (!vcd_file.empty()) fmt::print("vcd: {} (open in GTKWave)\n", vcd_file);
   return 0;
 }
 
@@ -188,6 +234,10 @@ int sc_main(int argc, char** argv) {
   run->add_option("--vcd", a.vcd, "trace the extension pin views in use (extensions.smst.impl) to a VCD file");
   run->add_option("--tsp", a.tsp, "JSON {process: T_SP ns}: use these isolated times instead of simulating them");
   run->add_option("--jobs", a.jobs, "simulations run in parallel (isolated runs for T_SP)")->capture_default_str();
+  run->add_option("--max-host-seconds", a.max_host_seconds,
+                  "stop the run (exit 1, naming the simulations still running) after this many host seconds; 0: none")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   report->add_option("--workload", a.workload, "workload YAML file");
   report->add_option("--format", a.format, "table or json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));
   try {
@@ -203,6 +253,12 @@ int sc_main(int argc, char** argv) {
   } catch (const ConfigError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const Stopped& e) {
+    std::cerr << "error: " << e.what() << ": simulations stopped, no result written\n";
+    return 128 + e.signal;
+  } catch (const SimError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,7 @@
 #pragma once
-// Chrome trace-event JSON (opens in Perfetto): streamed to a temporary file while simulating and
-// renamed into place only when the run succeeds.
+// Chrome trace-event JSON (opens in Perfetto), streamed to its file while simulating. The command
+// line gives a temporary name and renames it only when the whole run succeeds; a timeline never
+// committed (the simulation failed) is removed.
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -30,12 +31,12 @@ class Timeline {
   void span(int pid, int tid, const std::string& name, const std::string& category, double start_ns,
             double end_ns, const std::string& args_json = "");
   void instant(int pid, int tid, const std::string& name, double at_ns);
-  // Close the JSON and move the file into place.
+  // Close the JSON: the file is complete.
   void commit();
 
  private:
   void emit(const std::string& event);
-  std::string path_, tmp_path_;
+  std::string path_;
   std::FILE* file_ = nullptr;
   bool first_ = true;
   std::set<std::pair<int, int>> named_;

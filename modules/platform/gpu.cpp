@@ -42,8 +42,6 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
       if (abort_) return;  // the first one stops the run
       abort_ = a;
       fill_->aborted(a.launch->context);
-      // The abort is reported by the caller; SystemC's "stopped by user" note would only confuse.
-      sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
       sc_core::sc_stop();
     };
   }

@@ -383,6 +383,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
 
 }  // namespace
 
+constexpr uint64_t kSimTimeLimitPs = uint64_t{1} << 62;  // about 53 days
+
 json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const SimRequest& req) {
   WorkloadDesc w = w_in;  // the isolated variant differs in repeats
   if (req.isolated) {
@@ -392,6 +394,8 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
       w.processes[i].arrival_ns = 0;
     }
   }
+  // The model ends a run with sc_stop(); SystemC's "stopped by user" note would only confuse.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   Timeline timeline(req.timeline_path);
   auto gpu_owner = std::make_unique<Gpu>("gpu", cfg, w, req.processes, &timeline, req.progress);
   Gpu& gpu = *gpu_owner;
@@ -405,7 +409,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   sc_core::sc_trace_file* vcd = nullptr;
   if (!req.vcd_path.empty()) {
     if (!gpu.smst_shadow())
-      fail("--vcd " + req.vcd_path + ": no pin view in use (set extensions.smst.impl: pins or verilog "
+      fail("--vcd: no pin view in use (set extensions.smst.impl: pins or verilog "
            "in the platform, with a policy of the scheduling framework)", true);
     std::string base = req.vcd_path;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
@@ -415,10 +419,13 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   }
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_seconds();
-  if (w.max_sim_time_ns > 0)
-    sc_core::sc_start(sc_core::sc_time(w.max_sim_time_ns, sc_core::SC_NS));
-  else
-    sc_core::sc_start();
+  // SystemC counts 1 ps steps in 64 bits and wraps silently. Every single delay the inputs can
+  // ask for is far below 2^60 ps (TB times <= 1000 s, copies <= 1 TiB), so stopping at 2^62 ps
+  // leaves no event past 2^64.
+  const sc_core::sc_time time_limit(double(kSimTimeLimitPs), sc_core::SC_PS);
+  const sc_core::sc_time stop_at =
+      w.max_sim_time_ns > 0 ? std::min(time_limit, sc_core::sc_time(w.max_sim_time_ns, sc_core::SC_NS)) : time_limit;
+  sc_core::sc_start(stop_at, sc_core::SC_EXIT_ON_STARVATION);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = thread_cpu_seconds() - cpu0;
   if (const auto& a = gpu.abort()) {
@@ -433,17 +440,24 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     r["host_sim_cpu_seconds"] = cpu;
     return r;
   }
-  if (!gpu.host().all_done() && !gpu.host().stopped_by_replay() && w.max_sim_time_ns > 0 &&
-      to_ns(sc_core::sc_time_stamp()) >= w.max_sim_time_ns) {
-    std::string unfinished;
-    for (const auto& p : gpu.host().processes())
-      if (p.runs.size() < w.processes[p.index].repeat) unfinished += " " + w.processes[p.index].name;
+  const bool finished = gpu.host().all_done() || gpu.host().stopped_by_replay();
+  std::string unfinished;
+  for (const auto& p : gpu.host().processes())
+    if (p.runs.size() < w.processes[p.index].repeat) unfinished += " " + w.processes[p.index].name;
+  // Events still pending: sc_start stopped at its end time (it returns at the last event before it).
+  const bool stopped = !finished && sc_core::sc_pending_activity();
+  if (stopped && stop_at < time_limit)
     fail(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
                      "livelock under policy '{}'?)",
                      w.max_sim_time_ns / 1e3, unfinished, w.policy),
          false);
-  }
-  if (!gpu.host().all_done() && !gpu.host().stopped_by_replay())
+  if (stopped)
+    fail(fmt::format("simulated time reached {:.3g} s, the model's limit (2^62 ps: SystemC counts 1 ps steps in 64 "
+                     "bits), with unfinished:{} ({} of {} TBs done)",
+                     time_limit.to_seconds(), unfinished, gpu.block_scheduler().tbs_done(),
+                     gpu.block_scheduler().tbs_issued()),
+         false);
+  if (!finished)
     fail(fmt::format("no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} "
                      "TBs done (deadlock in the model)",
                      to_ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
@@ -461,83 +475,6 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   }
   timeline.commit();
   return r;
-}
-
-std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w,
-                                  const std::vector<SimRequest>& reqs, unsigned jobs) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  struct Child {
-    pid_t pid;
-    int fd;
-  };
-  std::vector<json> results(reqs.size());
-  std::vector<Child> running;
-  std::vector<size_t> order;  // request index of each running child
-  std::string first_error;
-  bool config_error = false;
-
-  auto reap = [&](size_t slot) {
-    std::string out;
-    char buf[65536];
-    for (ssize_t n; (n = read(running[slot].fd, buf, sizeof buf)) > 0;) out.append(buf, n);
-    close(running[slot].fd);
-    int status = 0;
-    waitpid(running[slot].pid, &status, 0);
-    const size_t idx = order[slot];
-    running.erase(running.begin() + slot);
-    order.erase(order.begin() + slot);
-    json r = json::parse(out, nullptr, false);
-    if (!WIFEXITED(status) || r.is_discarded()) {
-      if (first_error.empty()) first_error = "simulation child crashed (signal or bad output)";
-      return;
-    }
-    if (r.contains("error")) {
-      if (first_error.empty()) {
-        first_error = r["error"].get<std::string>();
-        config_error = r["kind"] == "config";
-      }
-      return;
-    }
-    results[idx] = std::move(r);
-  };
-
-  for (size_t i = 0; i < reqs.size(); ++i) {
-    while (running.size() >= std::max(1u, jobs)) reap(0);
-    int fds[2];
-    if (pipe(fds) != 0) throw SimError("pipe() failed");
-    pid_t pid = fork();
-    if (pid < 0) throw SimError("fork() failed");
-    if (pid == 0) {
-      close(fds[0]);
-      json r;
-      try {
-        r = simulate_here(cfg, w, reqs[i]);
-      } catch (const ConfigError& e) {
-        r = {{"error", e.what()}, {"kind", "config"}};
-      } catch (const std::exception& e) {
-        r = {{"error", e.what()}, {"kind", "sim"}};
-      }
-      const std::string s = r.dump();
-      for (size_t off = 0; off < s.size();) {
-        ssize_t n = write(fds[1], s.data() + off, s.size() - off);
-        if (n <= 0) break;
-        off += n;
-      }
-      close(fds[1]);
-      std::fflush(stdout);
-      _exit(0);
-    }
-    close(fds[1]);
-    running.push_back({pid, fds[0]});
-    order.push_back(i);
-  }
-  while (!running.empty()) reap(0);
-  if (!first_error.empty()) {
-    if (config_error) throw ConfigError(first_error);
-    throw SimError(first_error);
-  }
-  return results;
 }
 
 json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt) {
@@ -558,7 +495,7 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
     iso.isolated = true;
     reqs.push_back(iso);
   }
-  std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs);
+  std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs, opt.max_host_seconds);
   json stats = res[0];
   for (const json& r : res)
     if (r.value("status", "") == "aborted") {  // no metrics from a run that stopped early

@@ -28,15 +28,19 @@ struct SimRequest {
 // One simulation in this OS process (call at most once per process). Result JSON, see run().
 nlohmann::json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w, const SimRequest& req);
 
-// Several simulations in forked children, at most `jobs` at a time. Errors in a child are
-// rethrown here as the same kind (ConfigError or SimError).
+// Several simulations in forked children, at most `jobs` at a time (forked_runs.cpp). Errors in a
+// child are rethrown here as the same kind (ConfigError or SimError). With max_host_seconds > 0,
+// the children still running at that host time are killed and SimError names them. A stop
+// signal (common/stop_signals.hpp) kills the children and throws Stopped.
 std::vector<nlohmann::json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w,
-                                            const std::vector<SimRequest>& reqs, unsigned jobs);
+                                            const std::vector<SimRequest>& reqs, unsigned jobs,
+                                            double max_host_seconds = 0);
 
 struct RunOptions {
   std::string timeline_path;
   std::string vcd_path;
   unsigned jobs = 2;
+  double max_host_seconds = 0;  // 0: no limit
   // Isolated times given by the caller (process name -> T_SP in ns): no isolated simulations.
   std::map<std::string, double> t_sp;
 };

@@ -26,8 +26,10 @@ const std::vector<std::string> kAllPolicies = {"fcfs", "npq", "ppq_exclusive", "
 bool read_time(const ConfigNode& n, const std::string& key, double& ns, double& cycles, bool required) {
   const bool us = n.has(key + "_us"), cy = n.has(key + "_cycles");
   if (us && cy) n.fail("give either " + key + "_us or " + key + "_cycles, not both");
-  if (us) ns = n.req_num(key + "_us", 0, 1e12) * 1e3;
-  if (cy) cycles = n.req_num(key + "_cycles", 0, 1e15);
+  // 1000 s (10^12 cycles): longer than any TB, and short enough that no delay nears the end of
+  // SystemC's 64-bit picosecond time (simulation.cpp stops at 2^62 ps).
+  if (us) ns = n.req_num(key + "_us", 0, 1e9) * 1e3;
+  if (cy) cycles = n.req_num(key + "_cycles", 0, 1e12);
   if (!us && !cy) {
     n.opt(key + "_us");
     n.opt(key + "_cycles");
@@ -51,7 +53,7 @@ TbTimeDist parse_tb_time(const ConfigNode& n) {
     if (d.max_ns < d.min_ns || d.max_cycles < d.min_cycles) n.fail("max must not be below min");
   } else {
     d.kind = TbTimeDist::Kind::calibrated;
-    d.kernel_time_ns = n.req_num("kernel_time_us", 1e-3, 1e12) * 1e3;
+    d.kernel_time_ns = n.req_num("kernel_time_us", 1e-3, 1e9) * 1e3;
     d.cv = n.opt_num("cv", 0, 0, 10);
   }
   n.finish();
