@@ -98,3 +98,25 @@ TEST(InputBounds, LaunchSequencesAreBoundedBeforeExpansion) {
                 .exit_code,
             0);
 }
+
+// Every exit-2 message is located and one readable line (issue 18 item 8).
+TEST(InputBounds, MessagesAreLocatedAndPrintable) {
+  TempDir d;
+  // Control characters and bytes that are not UTF-8 are shown as \xNN; UTF-8 text is kept.
+  auto r = validate(k20c_path(), d.write("u.yaml", "name: w\npolicy: \"\x01\xff\xc3\xa9z\"\n"));
+  expect_exit2(r, R"(u\.yaml:2:9: policy: unknown value "\\x01\\xff\xc3\xa9z")");
+  // A process beyond the command buffers is named with its place.
+  std::string procs;
+  for (int i = 0; i < 9; ++i) procs += "  - {name: p" + std::to_string(i) + ", launches: [{kernel: k}]}\n";
+  r = validate(k20c_path(), d.write("c.yaml", "name: w\npolicy: npq\nkernels:\n  k: {grid: 1, threads_per_tb: 32, "
+                                              "registers_per_thread: 8, tb_time: {kind: fixed, mean_cycles: 10}}\n"
+                                              "processes:\n" + procs));
+  expect_exit2(r, R"(c\.yaml:14:5: process 'p8': 9 processes exceed the 8 command buffers)");
+  // A check across keys that an override broke says which overrides were in force.
+  r = run_mpgpu("validate --platform " + source_path("platforms/gtx1080.yaml") + " --set dram.channels=3");
+  expect_exit2(r, R"(gtx1080\.yaml:\d+:\d+: dram\.peak_gbps: .*\(overrides in force: --set dram\.channels=3\))");
+  // A workload override is named as it was given.
+  r = run_mpgpu("validate --platform " + k20c_path() + " --workload " + source_path("configs/default.yaml") +
+                " --set workload.policy=7");
+  expect_exit2(r, R"(--set workload\.policy=7: policy: unknown value "7")");
+}

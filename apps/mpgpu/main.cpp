@@ -87,6 +87,29 @@ void prepare_out_dir(const std::filesystem::path& out) {
   if (fs::exists(stats)) throw ConfigError("--out " + out.string() + ": cannot remove the previous stats.json");
 }
 
+// Messages echo input text: control characters, NUL and bytes that are not UTF-8 are shown as
+// \xNN so that a message is one readable line whatever the input held.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    // Length of a well-formed UTF-8 sequence starting here (0: not one).
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    for (size_t k = 1; k < n; ++k)
+      if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) n = 0;
+    if (n == 1 && (c >= 0x20 && c != 0x7f)) {
+      out += s[i];
+    } else if (n > 1 && !(n == 2 && c < 0xc2)) {  // overlong 2-byte forms are not UTF-8 either
+      out.append(s, i, n);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+      n = 1;
+    }
+    i += n;
+  }
+  return out;
+}
+
 // The workload of a run: a YAML file, or an Accel-Sim kernelslist.g replayed as one process.
 WorkloadDesc load_run_workload(const Args& a) {
   if (a.workload.empty() == a.trace.empty()) throw ConfigError("give exactly one of --workload FILE and --trace kernelslist.g");
@@ -251,16 +274,24 @@ int sc_main(int argc, char** argv) {
     if (*run) return cmd_run(a);
     return cmd_report(a);
   } catch (const ConfigError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::string what = e.what();
+    // A check across keys (a derived value, a workload against the platform) names a file's key,
+    // but an override may be the cause: say which were in force.
+    if (!a.sets.empty() && what.find("--set ") == std::string::npos) {
+      std::string sets;
+      for (const auto& s : a.sets) sets += (sets.empty() ? "" : ", ") + ("--set " + s);
+      what += " (overrides in force: " + sets + ")";
+    }
+    std::cerr << "error: " << printable(what) << "\n";
     return 2;
   } catch (const Stopped& e) {
     std::cerr << "error: " << e.what() << ": simulations stopped, no result written\n";
     return 128 + e.signal;
   } catch (const SimError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
+    std::cerr << "internal error: " << printable(e.what()) << "\n";
     return 1;
   }
 }

@@ -51,8 +51,8 @@ std::shared_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::
   return doc;
 }
 
-void ConfigDoc::override_key(const std::string& path, const std::string& value) {
-  const std::string origin = "--set " + path + "=" + value;
+void ConfigDoc::override_key(const std::string& path, const std::string& value, const std::string& shown_path) {
+  const std::string origin = "--set " + (shown_path.empty() ? path : shown_path) + "=" + value;
   YAML::Node v;
   try {
     v = YAML::Load(value);

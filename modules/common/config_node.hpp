@@ -24,8 +24,9 @@ struct ConfigDoc {
 
   static std::shared_ptr<ConfigDoc> load(const std::string& file);
   static std::shared_ptr<ConfigDoc> parse(const std::string& text, const std::string& name);
-  // Replace (or create) the node at a dotted path; the value is parsed as YAML.
-  void override_key(const std::string& path, const std::string& value);
+  // Replace (or create) the node at a dotted path; the value is parsed as YAML. Messages name the
+  // flag with `shown_path` (the path as given on the command line) when it differs.
+  void override_key(const std::string& path, const std::string& value, const std::string& shown_path = "");
 };
 
 class ConfigNode {

@@ -94,9 +94,10 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
     throw ConfigError(w.preemption_source + ": preemption '" + w.preemption + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.preemption)");
   if (w.policy != "fcfs" && w.processes.size() > cfg.block_scheduler.max_contexts)
-    throw ConfigError(w.file + ": " + std::to_string(w.processes.size()) + " processes exceed the " +
-                      std::to_string(cfg.block_scheduler.max_contexts) + " command buffers (contexts) of platform '" +
-                      cfg.name + "' (block_scheduler.max_contexts)");
+    throw ConfigError(w.processes[cfg.block_scheduler.max_contexts].source + ": process '" +
+                      w.processes[cfg.block_scheduler.max_contexts].name + "': " + std::to_string(w.processes.size()) +
+                      " processes exceed the " + std::to_string(cfg.block_scheduler.max_contexts) +
+                      " command buffers (contexts) of platform '" + cfg.name + "' (block_scheduler.max_contexts)");
   if (w.policy != "fcfs") check_ksrt_fields(cfg, w);
   if (cfg.fill_unit.translation) {
     // Address spaces against the platform's device memory and memory modules.

@@ -375,7 +375,7 @@ WorkloadDesc load_workload(const std::string& file,
   w.file = file;
   auto doc = ConfigDoc::load(file);
   for (const auto& [k, v] : overrides)
-    if (k.rfind("workload.", 0) == 0) doc->override_key(k.substr(9), v);
+    if (k.rfind("workload.", 0) == 0) doc->override_key(k.substr(9), v, k);
   w.docs.push_back(doc);
   auto root = ConfigNode::root(doc);
   WorkloadReader reader(w);
