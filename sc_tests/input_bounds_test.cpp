@@ -120,3 +120,23 @@ TEST(InputBounds, MessagesAreLocatedAndPrintable) {
                 " --set workload.policy=7");
   expect_exit2(r, R"(--set workload\.policy=7: policy: unknown value "7")");
 }
+
+// A plausible-looking key with an implausible value (issue 18 item 11): `sm.l1d.sets=4096` on
+// rtx2060 is a 256 MiB L1 per SM. It is legal, so it runs, with a located warning; the cache holds
+// only the lines it touches (it allocated all of them: 1.5 GB and 190 s for a TB-level workload).
+// An L2 the tag arrays cannot hold up front is an error.
+TEST(InputBounds, ImplausibleCacheSizesWarnOrAreRefused) {
+  TempDir d;
+  const std::string rtx = source_path("platforms/rtx2060.yaml");
+  auto r = run_mpgpu("run --platform " + rtx + " --workload " + source_path("configs/default.yaml") +
+                     " --set sm.l1d.sets=4096 --jobs 1 --out " + (d.path / "o").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex(R"(warning: .*rtx2060\.yaml:\d+:\d+: sm\.l1d: 4096 sets x 512 ways x 128 B = 262144 KiB per SM)")))
+      << r.output;
+  r = run_mpgpu("validate --platform " + rtx + " --set l2.sets=1048576");
+  expect_exit2(r, R"(rtx2060\.yaml:\d+:\d+: l2: \d+ slices x 1048576 sets x \d+ ways = \d+ lines: the model holds at most 2\^24)");
+  // The bundled platforms raise no warning.
+  r = validate(rtx, source_path("configs/default.yaml"));
+  EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
+}

@@ -61,6 +61,13 @@ std::vector<std::pair<std::string, std::string>> overrides(const Args& a) {
   return o;
 }
 
+// The platform, with its implausible values reported on stderr (they are not errors).
+PlatformConfig load_checked_platform(const Args& a) {
+  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  for (const auto& w : cfg.doc->warnings) std::cerr << "warning: " << w << "\n";
+  return cfg;
+}
+
 void write_atomically(const std::filesystem::path& path, const std::string& text) {
   const auto tmp = path.string() + ".partial";
   std::ofstream f(tmp);
@@ -122,7 +129,7 @@ WorkloadDesc load_run_workload(const Args& a) {
 }
 
 int cmd_validate(const Args& a) {
-  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  PlatformConfig cfg = load_checked_platform(a);
   fmt::print("{}: platform '{}' is valid: {} SMs at {} MHz, {} L2 slices, {} memory channels, {:.1f} GB/s\n",
              a.platform, cfg.name, cfg.sm.count, cfg.clocks.core, cfg.l2.slices, cfg.dram.channels,
              cfg.dram_peak_gbps());
@@ -168,7 +175,7 @@ std::map<std::string, double> read_tsp(const std::string& file, const WorkloadDe
 
 int cmd_run(const Args& a) {
   install_stop_signals();
-  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  PlatformConfig cfg = load_checked_platform(a);
   WorkloadDesc w = load_run_workload(a);
   resolve_workload(cfg, w);
   prepare_out_dir(a.out);  // first: whatever fails from here on leaves no earlier stats.json
@@ -210,7 +217,7 @@ int cmd_run(const Args& a) {
 }
 
 int cmd_report(const Args& a) {
-  PlatformConfig cfg = load_platform(a.platform, overrides(a));
+  PlatformConfig cfg = load_checked_platform(a);
   nlohmann::json out = extension_report(cfg);
   if (!a.workload.empty()) {
     // No resolve: a kernel that never fits is reported with 0 TBs per SM, not rejected.

@@ -102,6 +102,10 @@ void ConfigNode::fail(const std::string& what) const {
   throw ConfigError(where() + ": " + (path_.empty() ? "(top level)" : path_) + ": " + what);
 }
 
+void ConfigNode::warn(const std::string& what) const {
+  doc_->warnings.push_back(where() + ": " + (path_.empty() ? "(top level)" : path_) + ": " + what);
+}
+
 void ConfigNode::expect_map() const {
   if (!node_.IsMap()) fail("expected a map, got " + quoted(node_));
 }

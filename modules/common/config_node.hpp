@@ -21,6 +21,7 @@ struct ConfigDoc {
   YAML::Node root;
   std::map<std::string, std::string> overrides;  // key path -> "--set path=value"
   std::map<std::string, std::set<std::string>> used;  // map path -> keys read so far
+  std::vector<std::string> warnings;                   // "file:line:col: key: what", see ConfigNode::warn
 
   static std::shared_ptr<ConfigDoc> load(const std::string& file);
   static std::shared_ptr<ConfigDoc> parse(const std::string& text, const std::string& name);
@@ -71,6 +72,8 @@ class ConfigNode {
   void expect_map() const;
   void expect_sequence() const;
   [[noreturn]] void fail(const std::string& what) const;
+  // A value that is valid but implausible: recorded in the document's warnings with its location.
+  void warn(const std::string& what) const;
   std::string where() const;  // "file:line:col" or "--set a.b=c"
 
  private:

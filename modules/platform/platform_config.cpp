@@ -57,6 +57,9 @@ void read_pipeline(const std::optional<ConfigNode>& n, PipelineParams& p) {
 }
 
 // sets, ways, line_bytes (a power of two, at least `min_line`) and mshrs of an SM cache.
+// An SM-private cache (L1D, instruction cache). Capacities beyond 1 MiB are legal but no GPU has
+// them (the largest L1 is 256 KB, H100): a mistyped key gets a warning, since simulating it costs
+// memory in proportion to the lines it touches.
 void read_cache_geometry(const ConfigNode& n, uint32_t& sets, uint32_t& ways, uint32_t& line_bytes, uint32_t& mshrs,
                          int64_t min_line) {
   sets = n.req_int("sets", 1, 1 << 16);
@@ -64,6 +67,10 @@ void read_cache_geometry(const ConfigNode& n, uint32_t& sets, uint32_t& ways, ui
   line_bytes = n.req_int("line_bytes", min_line, 4096);
   if (!pow2(line_bytes)) n.req("line_bytes").fail("must be a power of two");
   mshrs = n.req_int("mshrs", 1, 1 << 16);
+  const uint64_t bytes = uint64_t{sets} * ways * line_bytes;
+  if (bytes > (uint64_t{1} << 20))
+    n.warn(fmt::format("{} sets x {} ways x {} B = {} KiB per SM, beyond any GPU's (256 KB at most): intended?", sets,
+                       ways, line_bytes, bytes >> 10));
 }
 
 void read_tlb(const ConfigNode& n, TlbParams& t) {
@@ -310,6 +317,16 @@ PlatformConfig load_platform(const std::string& file,
   c.l2.sets = l2.req_int("sets", 1, 1 << 20);
   c.l2.ways = l2.req_int("ways", 1, 1024);
   c.l2.line_bytes = l2.req_int("line_bytes", 32, 4096);
+  {
+    // The tag arrays are allocated up front (about 21 B per line): bounded so that a mistyped key
+    // is an error, not an allocation failure. Real L2s hold at most 96 MB (AD102).
+    const uint64_t lines = uint64_t{c.l2.slices} * c.l2.sets * c.l2.ways, bytes = lines * c.l2.line_bytes;
+    if (lines > (uint64_t{1} << 24))
+      l2.fail(fmt::format("{} slices x {} sets x {} ways = {} lines: the model holds at most 2^24 L2 lines", c.l2.slices,
+                          c.l2.sets, c.l2.ways, lines));
+    if (bytes > (uint64_t{256} << 20))
+      l2.warn(fmt::format("{} MiB of L2, beyond any GPU's (96 MB at most): intended?", bytes >> 20));
+  }
   c.l2.hit_latency_cycles = l2.req_int("hit_latency_cycles", 0, 1 << 20);
   c.l2.mshrs = l2.req_int("mshrs", 1, 1 << 20);
   c.l2.latency_clock_mhz = latency_clock(l2, "l2", c.clocks);

@@ -2,12 +2,11 @@
 
 namespace mpgpu {
 
-L1dCache::L1dCache(const L1dParams& p) : p_(p), ways_(size_t(p.sets) * p.ways) {}
+L1dCache::L1dCache(const L1dParams& p) : p_(p), sets_(p.sets) {}
 
 L1dCache::Way* L1dCache::find(uint64_t line) {
-  Way* set = &ways_[size_t(set_of(line)) * p_.ways];
-  for (uint32_t w = 0; w < p_.ways; ++w)
-    if (set[w].line == line) return &set[w];
+  for (Way& w : sets_[set_of(line)])
+    if (w.line == line) return &w;
   return nullptr;
 }
 
@@ -40,16 +39,16 @@ void L1dCache::miss(uint64_t line, uint64_t at, uint64_t fill, bool allocate) {
   if (!allocate) return;
   // Victim: an invalid way, else the LRU way whose fill is done; a set full of pending fills
   // cannot take the line (it is fetched without allocating).
-  Way* set = &ways_[size_t(set_of(line)) * p_.ways];
+  std::vector<Way>& set = sets_[set_of(line)];
   Way* victim = nullptr;
-  for (uint32_t w = 0; w < p_.ways; ++w) {
-    Way& c = set[w];
+  for (Way& c : set) {
     if (c.line == ~uint64_t{0}) {
       victim = &c;
       break;
     }
     if (c.fill <= at && (!victim || c.last_use < victim->last_use)) victim = &c;
   }
+  if ((!victim || victim->line != ~uint64_t{0}) && set.size() < p_.ways) victim = &set.emplace_back();  // a way never used
   if (!victim) return;
   *victim = {line, fill, ++stamp_};
 }

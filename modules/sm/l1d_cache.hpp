@@ -52,7 +52,9 @@ class L1dCache {
   uint32_t set_of(uint64_t line) const { return static_cast<uint32_t>(line % p_.sets); }
 
   L1dParams p_;
-  std::vector<Way> ways_;
+  // Ways of each set, grown on first use up to p_.ways: memory follows the lines touched, not
+  // the configured capacity (a 4096-set x 512-way L1 allocated up front took 50 MB per SM).
+  std::vector<std::vector<Way>> sets_;
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> mshr_release_;
   uint64_t stamp_ = 0;
   uint64_t hits_ = 0, merged_ = 0, misses_ = 0, mshr_busy_ = 0, mshr_full_ = 0;
