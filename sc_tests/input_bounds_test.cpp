@@ -140,3 +140,16 @@ TEST(InputBounds, ImplausibleCacheSizesWarnOrAreRefused) {
   r = validate(rtx, source_path("configs/default.yaml"));
   EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
 }
+
+// A kernelslist naming one trace 16,000 times reads the trace once (it re-parsed it per line:
+// 26.6 s and 309 MB in validate).
+TEST(InputBounds, ATraceLaunchedManyTimesIsReadOnce) {
+  TempDir d;
+  std::filesystem::copy_file(source_path("../shared/traces/vectoradd-100-32/kernel-1.traceg"), d.path / "kernel-1.traceg");
+  std::string list;
+  for (int i = 0; i < 16000; ++i) list += "kernel-1.traceg\n";
+  const auto r = run_mpgpu("validate --platform " + source_path("platforms/gtx1080.yaml") + " --trace " +
+                           d.write("kernelslist.g", list));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 processes, 1 kernels, 16000 launches"), std::string::npos) << r.output;
+}
