@@ -398,19 +398,23 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   // The model ends a run with sc_stop(); SystemC's "stopped by user" note would only confuse.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   Timeline timeline(req.timeline_path);
-  auto gpu_owner = std::make_unique<Gpu>("gpu", cfg, w, req.processes, &timeline, req.progress);
-  Gpu& gpu = *gpu_owner;
-  // Errors after elaboration tear the model down first and then throw, so no SystemC process is
-  // destroyed during exception unwinding.
-  auto fail = [&](const std::string& msg, bool config) {
-    gpu_owner.reset();
-    if (config) throw ConfigError(msg);
-    throw SimError(msg);
+  // The model is never destroyed: destroying a module kills its suspended SC_THREADs by throwing
+  // sc_unwind_exception on their coroutine stacks, which AddressSanitizer cannot follow (it
+  // ignores the unwind and later reports stale poison as stack-buffer-underflow on this stack).
+  // One simulation runs per OS process (DESIGN, Testing), which ends soon after; the pointer
+  // stays reachable, so it is not a leak report either.
+  static Gpu* model = nullptr;
+  model = new Gpu("gpu", cfg, w, req.processes, &timeline, req.progress);
+  Gpu& gpu = *model;
+  // Errors come back as {"error", "kind"}, not as exceptions: after sc_start the stack has been
+  // switched by SystemC, and ASan cannot follow an unwind from here (see above).
+  auto fail = [](const std::string& msg, bool config) {
+    return json{{"error", msg}, {"kind", config ? "config" : "sim"}};
   };
   sc_core::sc_trace_file* vcd = nullptr;
   if (!req.vcd_path.empty()) {
     if (!gpu.smst_shadow())
-      fail("--vcd: no pin view in use (set extensions.smst.impl: pins or verilog "
+      return fail("--vcd: no pin view in use (set extensions.smst.impl: pins or verilog "
            "in the platform, with a policy of the scheduling framework)", true);
     std::string base = req.vcd_path;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
@@ -448,18 +452,18 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   // Events still pending: sc_start stopped at its end time (it returns at the last event before it).
   const bool stopped = !finished && sc_core::sc_pending_activity();
   if (stopped && stop_at < time_limit)
-    fail(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
+    return fail(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
                      "livelock under policy '{}'?)",
                      w.max_sim_time_ns / 1e3, unfinished, w.policy),
          false);
   if (stopped)
-    fail(fmt::format("simulated time reached {:.3g} s, the model's limit (2^62 ps: SystemC counts 1 ps steps in 64 "
+    return fail(fmt::format("simulated time reached {:.3g} s, the model's limit (2^62 ps: SystemC counts 1 ps steps in 64 "
                      "bits), with unfinished:{} ({} of {} TBs done)",
                      time_limit.to_seconds(), unfinished, gpu.block_scheduler().tbs_done(),
                      gpu.block_scheduler().tbs_issued()),
          false);
   if (!finished)
-    fail(fmt::format("no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} "
+    return fail(fmt::format("no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} "
                      "TBs done (deadlock in the model)",
                      to_ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
                      gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()),
@@ -470,7 +474,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   r["host_sim_cpu_seconds"] = cpu;
   if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
   if (SmstShadow* s = gpu.smst_shadow()) {
-    if (!s->first_mismatch().empty()) fail(s->first_mismatch(), false);
+    if (!s->first_mismatch().empty()) return fail(s->first_mismatch(), false);
     r["cosim"] = {{"smst", {{"impl", s->impl() == SmstShadow::Impl::verilog ? "verilog" : "pins"},
                             {"operations_checked", s->checked()}}}};
   }

@@ -25,7 +25,9 @@ struct SimRequest {
   bool progress = false;
 };
 
-// One simulation in this OS process (call at most once per process). Result JSON, see run().
+// One simulation in this OS process (call at most once per process). Result JSON, see run(); a
+// run that could not finish returns {"error": message, "kind": "config" | "sim"} instead (not an
+// exception: see simulation.cpp). Bad input found before elaborating still throws ConfigError.
 nlohmann::json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w, const SimRequest& req);
 
 // Several simulations in forked children, at most `jobs` at a time (forked_runs.cpp). Errors in a
