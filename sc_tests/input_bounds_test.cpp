@@ -153,3 +153,26 @@ TEST(InputBounds, ATraceLaunchedManyTimesIsReadOnce) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("1 processes, 1 kernels, 16000 launches"), std::string::npos) << r.output;
 }
+
+// Input files are read to their end (fuzzer findings): a device that never ends, a directory or a
+// name the system refuses is exit 2, located at the key that names it; a trace cut off before its
+// first thread block is refused, and an empty one is blamed on its line 1, not line 0.
+TEST(InputBounds, InputFilesMustBeReadableToTheirEnd) {
+  TempDir d;
+  auto r = run_mpgpu("validate --platform /dev/zero");
+  expect_exit2(r, R"(/dev/zero: cannot open file \(a device, not a file\))");
+  const std::string head = "name: w\nimport: {file: ";
+  expect_exit2(validate(k20c_path(), d.write("a.yaml", head + "/dev/zero}\n")),
+               R"(a\.yaml:2:16: import\.file: /dev/zero: cannot open file \(a device, not a file\))");
+  expect_exit2(validate(k20c_path(), d.write("b.yaml", head + "\"\"}\n")),
+               R"(b\.yaml:2:16: import\.file: .*: cannot open file \(a directory\))");
+  expect_exit2(validate(k20c_path(), d.write("c.yaml", head + std::string(300, 'p') + ".yaml}\n")),
+               R"(c\.yaml:2:16: import\.file: imported file '.*' not found)");
+  const std::string kernel = "name: w\nkernels:\n  k: {trace: kernel-1.traceg}\nprocesses:\n  - {name: p, launches: [{kernel: k}]}\n";
+  d.write("kernel-1.traceg", "");
+  expect_exit2(validate(source_path("platforms/gtx1080.yaml"), d.write("t.yaml", kernel)),
+               R"(t\.yaml:3:\d+: kernels\.k\.trace: .*kernel-1\.traceg:1: missing '-grid dim' header)");
+  d.write("kernel-1.traceg", "-grid dim = (2,1,1)\n-block dim = (32,1,1)\n-nregs = 8\n");
+  expect_exit2(validate(source_path("platforms/gtx1080.yaml"), d.write("t.yaml", kernel)),
+               R"(kernel-1\.traceg:3: no thread block in the trace)");
+}

@@ -145,3 +145,19 @@ TEST(SmResources, SlotsAreReused) {
   r.release(*a);
   EXPECT_EQ(r.try_allocate({32, 10, 0}, 16384)->slot, 0u);
 }
+
+// Threads are taken in whole warps (the fuzzer found a TB of 129 threads admitted 15 times on a
+// 2048-thread SM while each held 5 warps: 75 warps for 64 slots, exit 1 mid-run).
+TEST(Occupancy, ThreadsCountInWholeWarps) {
+  SmParams p = k20c_sm();
+  p.warp_size = 32;
+  EXPECT_EQ(warp_rounded_threads(p, 129), 160u);
+  const Occupancy o = compute_occupancy(p, {129, 0, 0});
+  EXPECT_EQ(o.tbs_per_sm, 12u);  // 2048 / 160, not 2048 / 129 = 15
+  EXPECT_EQ(o.limiting, "threads");
+  SmResources r(p);
+  int admitted = 0;
+  while (r.try_allocate({129, 0, 0}, p.shared_mem_default)) ++admitted;
+  EXPECT_EQ(admitted, 12);
+  EXPECT_EQ(r.free_threads(), 2048u - 12 * 160);
+}

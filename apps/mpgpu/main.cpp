@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/input_file.hpp"
 #include "common/stop_signals.hpp"
 #include "platform/extension_report.hpp"
 #include "platform/platform_config.hpp"
@@ -159,8 +160,13 @@ int cmd_validate(const Args& a) {
 // --tsp: T_SP in ns for every process of the workload, checked before anything is simulated.
 std::map<std::string, double> read_tsp(const std::string& file, const WorkloadDesc& w) {
   std::map<std::string, double> t_sp;
+  try {
+    check_input_file(file);
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string("--tsp ") + e.what());
+  }
   std::ifstream f(file);
-  if (!f || std::filesystem::is_directory(file)) throw ConfigError("--tsp " + file + ": cannot open file");
+  if (!f) throw ConfigError("--tsp " + file + ": cannot open file");
   nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw ConfigError("--tsp " + file + ": expected a JSON object {process: T_SP ns}");
   for (auto& [name, v] : j.items()) {

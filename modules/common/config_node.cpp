@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/input_file.hpp"
 #include "common/yaml_checks.hpp"
 
 namespace mpgpu {
@@ -30,11 +31,16 @@ std::string list(const std::vector<std::string>& v) {
 }  // namespace
 
 std::shared_ptr<ConfigDoc> ConfigDoc::load(const std::string& file) {
+  check_input_file(file);
   std::ifstream in(file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(file)) throw ConfigError(file + ": cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), file);
+  if (!in) throw ConfigError(file + ": cannot open file");
+  // Read at most one byte past the bound, so that a pipe that never ends cannot hold the reader.
+  constexpr size_t kMaxBytes = size_t{16} << 20;
+  std::string text(kMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxBytes) throw ConfigError(file + ": cannot open file (larger than 16 MiB: a configuration is never this large)");
+  return parse(text, file);
 }
 
 std::shared_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::string& name) {

@@ -21,6 +21,11 @@ uint32_t rounded_registers(const SmParams& sm, uint32_t r) {
   return (r + u - 1) / u * u;
 }
 
+uint32_t warp_rounded_threads(const SmParams& sm, uint32_t threads) {
+  const uint32_t w = std::max(1u, sm.warp_size);
+  return (threads + w - 1) / w * w;
+}
+
 Occupancy compute_occupancy(const SmParams& sm, const TbResources& tb) {
   Occupancy o;
   o.registers_per_tb = rounded_registers(sm, tb.registers);
@@ -32,7 +37,7 @@ Occupancy compute_occupancy(const SmParams& sm, const TbResources& tb) {
     uint32_t limit;
   } limits[] = {
       {"tb_slots", sm.max_tbs},
-      {"threads", tb.threads ? sm.max_threads / tb.threads : kInf},
+      {"threads", tb.threads ? sm.max_threads / warp_rounded_threads(sm, tb.threads) : kInf},
       {"registers", o.registers_per_tb ? sm.registers / o.registers_per_tb : kInf},
       {"shared_memory", tb.shared_mem ? o.shared_mem_config / tb.shared_mem : kInf},
   };

@@ -26,6 +26,9 @@ struct Occupancy {
 // Carve-out a kernel runs with: the default, or the first larger option that holds one TB.
 // Returns 0 when no option is large enough.
 uint32_t shared_mem_config_for(const SmParams& sm, uint32_t shared_mem_per_tb);
+// Threads a TB takes from the SM's thread (warp) slots: whole warps, as the hardware allocates
+// them (a TB of 129 threads holds 5 warps).
+uint32_t warp_rounded_threads(const SmParams& sm, uint32_t threads);
 uint32_t rounded_registers(const SmParams& sm, uint32_t registers_per_tb);
 Occupancy compute_occupancy(const SmParams& sm, const TbResources& tb);
 

@@ -38,14 +38,15 @@ SmResources::SmResources(const SmParams& p)
       free_threads_(p.max_threads) {}
 
 std::optional<TbAllocation> SmResources::try_allocate(const TbResources& tb, uint32_t carve_out) {
-  if (resident_ >= p_.max_tbs || tb.threads > free_threads_) return std::nullopt;
+  const uint32_t threads = warp_rounded_threads(p_, tb.threads);
+  if (resident_ >= p_.max_tbs || threads > free_threads_) return std::nullopt;
   // The carve-out changes only on an empty SM; a resident kernel keeps its configuration.
   if (carve_out > shm_.capacity()) {
     if (resident_ != 0) return std::nullopt;
     shm_.reset(carve_out);
   }
   TbAllocation a;
-  a.threads = tb.threads;
+  a.threads = threads;
   a.reg_size = rounded_registers(p_, tb.registers);
   a.shm_size = tb.shared_mem;
   auto r = regs_.allocate(a.reg_size);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/error.hpp"
+#include "common/input_file.hpp"
 
 namespace mpgpu {
 
@@ -41,7 +42,7 @@ constexpr uint32_t kMaxShmemPerTb = 227 * 1024;  // the largest opt-in TB carve-
 constexpr uint64_t kMaxCopyBytes = uint64_t{1} << 40;
 
 [[noreturn]] void fail_at(const std::string& file, uint32_t line, const std::string& what) {
-  throw ConfigError(file + ":" + std::to_string(line) + ": " + what);
+  throw ConfigError(file + ":" + std::to_string(std::max(1u, line)) + ": " + what);  // an empty file: line 1
 }
 
 // The whole file in memory, so that lines and fields are scanned with pointers, not streams.
@@ -52,7 +53,12 @@ class FileText {
     const int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) throw ConfigError(path + ": cannot open (" + std::strerror(errno) + ")");
     struct stat st {};
-    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (::fstat(fd, &st) == 0)
+      if (const std::string kind = unreadable_kind(st.st_mode); !kind.empty()) {
+        ::close(fd);
+        throw ConfigError(path + ": cannot open (" + kind + ")");
+      }
+    const bool regular = S_ISREG(st.st_mode);
     if (regular && st.st_size > 0) {
       void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
       if (m != MAP_FAILED) {
@@ -292,6 +298,8 @@ class TracegParser {
     }
     if (in_tb_) fail("truncated file: no #END_TB for the thread block begun at line " + std::to_string(tb_line_));
     if (!seen_dims_) require_dims();
+    // Every TB runs at least its EXIT, so the tracer lists each one: none means a cut-off file.
+    if (k_.tb_records == 0) fail("no thread block in the trace (a cut-off file?)");
     return std::move(k_);
   }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/input_file.hpp"
 #include "workload/program.hpp"
 #include "workload/trace_workload.hpp"
 
@@ -258,8 +259,17 @@ class WorkloadReader {
     auto fnode = imp.req("file");
     std::filesystem::path path = fnode.as_str();
     if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
-    if (!std::filesystem::exists(path)) fnode.fail("imported file '" + path.string() + "' not found");
-    auto doc = ConfigDoc::load(path.string());
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) fnode.fail("imported file '" + path.string() + "' not found");
+    std::shared_ptr<ConfigDoc> doc;
+    try {
+      check_input_file(path.string());
+      doc = ConfigDoc::load(path.string());
+    } catch (const ConfigError& e) {
+      // Located at the import when the file cannot be read; a bad document names its own lines.
+      if (std::string(e.what()).find(": cannot open file") == std::string::npos) throw;
+      fnode.fail(e.what());
+    }
     w_.docs.push_back(doc);
     auto root = ConfigNode::root(doc);
     root.opt("name");
