@@ -115,6 +115,9 @@ TEST(InputBounds, MessagesAreLocatedAndPrintable) {
   // A check across keys that an override broke says which overrides were in force.
   r = run_mpgpu("validate --platform " + source_path("platforms/gtx1080.yaml") + " --set dram.channels=3");
   expect_exit2(r, R"(gtx1080\.yaml:\d+:\d+: dram\.peak_gbps: .*\(overrides in force: --set dram\.channels=3\))");
+  // Deep nesting is refused at the level that passes the bound (yaml-cpp said only "bad file").
+  r = validate(k20c_path(), d.write("n.yaml", "name: w\nseed: " + std::string(1000, '[') + std::string(1000, ']') + "\n"));
+  expect_exit2(r, R"(n\.yaml:2:70: nesting deeper than 64 levels)");
   // A workload override is named as it was given.
   r = run_mpgpu("validate --platform " + k20c_path() + " --workload " + source_path("configs/default.yaml") +
                 " --set workload.policy=7");

@@ -1,36 +1,62 @@
 #!/usr/bin/env bash
-# Sanitizer job: builds build-asan with AddressSanitizer and UBSan (MPGPU_ASAN=ON), runs the test
-# suite and the bundled examples under them. Any sanitizer report fails the job.
-#   bash scripts/asan.sh            # everything
-#   bash scripts/asan.sh -R Trace   # only the tests whose names match (ctest -R)
+# Sanitizer job: builds build-asan with AddressSanitizer and UBSan (MPGPU_ASAN=ON) and runs the
+# test suite and the bundled examples under them. Any sanitizer report fails the job.
+#   bash scripts/asan.sh              # test suite + examples
+#   bash scripts/asan.sh -R Trace     # only the tests whose names match (ctest -R), no examples
+#   bash scripts/asan.sh --examples   # the mpgpu binary only and the examples (CI: no test binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+examples_only=0
+[ "${1:-}" = "--examples" ] && examples_only=1 && shift
 cmake -S . -B build-asan -DMPGPU_ASAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-asan -j"$(nproc)"
+if [ $examples_only = 1 ]; then cmake --build build-asan --target mpgpu -j"$(nproc)"; else cmake --build build-asan -j"$(nproc)"; fi
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 # Leaks: SystemC keeps its kernel objects until exit by design. Every report halts with an error.
 export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)" "$@"
-[ $# -gt 0 ] && exit 0
+if [ $examples_only = 0 ]; then
+  ctest --test-dir build-asan --output-on-failure -j"$(nproc)" "$@"
+  [ $# -gt 0 ] && exit 0
+fi
 
-# The bundled examples: README's runs, one per platform family and front end.
+# The bundled examples (one per platform family and front end) and runs that end on an error
+# path (time limit, deadline), with the exit code each must give.
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-examples=(
-  "--platform platforms/k20c.yaml --workload configs/default.yaml"
-  "--platform platforms/gtx1080.yaml --workload configs/warp/memory_bound.yaml"
-  "--platform platforms/gtx1080.yaml --workload configs/warp/compute_bound.yaml"
-  "--platform platforms/gtx1080.yaml --trace ../shared/traces/vectoradd-100-32/kernelslist.g"
-  "--platform platforms/rtx2060.yaml --workload configs/default.yaml"
+# Exclusive PPQ with context switch: the high-priority process starves the low one (exit 1).
+cat >"$out/starve.yaml" <<'YAML'
+name: starvation
+policy: ppq_exclusive
+preemption: context_switch
+replay: until_all_done
+max_sim_time_us: 50
+kernels:
+  lo: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 10000}}
+  hi: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 100}}
+processes:
+  - {name: low, launches: [{kernel: lo}]}
+  - {name: high, priority: 1, launches: [{kernel: hi}]}
+YAML
+starve="--platform sc_tests/data/tiny.yaml --set mechanisms.policies=[fcfs,ppq_exclusive]
+  --set mechanisms.preemption=[context_switch,draining] --workload $out/starve.yaml"
+runs=(
+  "0|--platform platforms/k20c.yaml --workload configs/default.yaml"
+  "0|--platform platforms/gtx1080.yaml --workload configs/warp/memory_bound.yaml"
+  "0|--platform platforms/gtx1080.yaml --workload configs/warp/compute_bound.yaml"
+  "0|--platform platforms/gtx1080.yaml --trace ../shared/traces/vectoradd-100-32/kernelslist.g"
+  "0|--platform platforms/rtx2060.yaml --workload configs/default.yaml"
+  "1|$starve"
+  "1|--platform platforms/k20c.yaml --workload configs/parboil/parboil.yaml --max-host-seconds 1"
 )
-for args in "${examples[@]}"; do
+for entry in "${runs[@]}"; do
+  want=${entry%%|*} args=${entry#*|}
+  rc=0
   # shellcheck disable=SC2086
-  if ! build-asan/mpgpu run $args --jobs 2 --out "$out" >"$out/log" 2>&1 ||
-     grep -qE "AddressSanitizer|runtime error:" "$out/log"; then
+  build-asan/mpgpu run $args --jobs 2 --out "$out/o" >"$out/log" 2>&1 || rc=$?
+  if [ "$rc" != "$want" ] || grep -qE "ERROR: AddressSanitizer|runtime error:" "$out/log"; then
     cat "$out/log"
-    echo "asan.sh: FAILED: mpgpu run $args" >&2
+    echo "asan.sh: FAILED (exit $rc, expected $want): mpgpu run $args" >&2
     exit 1
   fi
-  echo "asan.sh: clean: mpgpu run $args"
+  echo "asan.sh: clean (exit $rc): mpgpu run $args"
 done
