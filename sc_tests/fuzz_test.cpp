@@ -241,16 +241,7 @@ const std::string& huge_string() {
 
 // A 4 KB YAML value that stands for 10^9 nodes when its aliases are expanded.
 const std::string& alias_bomb() {
-  static const std::string s = [] {
-    std::string b = "[&b0 [x, x, x, x, x, x, x, x, x, x]";
-    for (int i = 1; i <= 8; ++i) {
-      const std::string prev = "*b" + std::to_string(i - 1);
-      b += ", &b" + std::to_string(i) + " [" + prev;
-      for (int j = 1; j < 10; ++j) b += ", " + prev;
-      b += "]";
-    }
-    return b + "]";
-  }();
+  static const std::string s = mpgpu::test::alias_bomb_yaml();
   return s;
 }
 

@@ -60,14 +60,7 @@ TEST(InputBounds, ValuesBeyondAKsrtFieldAreRefusedByValidate) {
 // before any tree is built (it was unbounded memory, and a 40 MB stats.json from an import).
 TEST(InputBounds, AliasExpansionIsBounded) {
   TempDir d;
-  std::string bomb = "[&a0 [x, x, x, x, x, x, x, x, x, x]";
-  for (int i = 1; i <= 8; ++i) {
-    const std::string prev = "*a" + std::to_string(i - 1);
-    bomb += ", &a" + std::to_string(i) + " [" + prev;
-    for (int j = 1; j < 10; ++j) bomb += ", " + prev;
-    bomb += "]";
-  }
-  bomb += "]";
+  const std::string bomb = mpgpu::test::alias_bomb_yaml();
   std::string platform = read_text(source_path("platforms/k20c.yaml"));
   platform = std::regex_replace(platform, std::regex("\ndescription: [^\n]*"), "\ndescription: " + bomb);
   const auto r = run_mpgpu("run --platform " + d.write("bomb.yaml", platform) + " --workload " +

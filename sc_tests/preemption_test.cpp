@@ -122,20 +122,11 @@ processes:
 }
 
 TEST(Policies, StarvationEndsWithAClearErrorAtTheTimeLimit) {
-  // Exclusive PPQ with context switch: a high-priority process replaying short kernels back to
-  // back keeps switching the low-priority TBs out before they can finish. The error comes back as
-  // a result, not an exception (ASan cannot follow an unwind after SystemC switched stacks).
-  const json r = simulate(R"(policy: ppq_exclusive
-preemption: context_switch
-replay: until_all_done
-max_sim_time_us: 200
-kernels:
-  lo: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 10000}}
-  hi: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 100}}
-processes:
-  - {name: low, launches: [{kernel: lo}]}
-  - {name: high, priority: 1, launches: [{kernel: hi}]}
-)");
+  // The high-priority process keeps switching the low-priority TBs out (see the file). The error
+  // comes back as a result, not an exception (ASan cannot follow an unwind after SystemC switched
+  // stacks).
+  std::ifstream f(source_path("sc_tests/data/starvation.yaml"));
+  const json r = simulate(std::string(std::istreambuf_iterator<char>(f), {}));
   ASSERT_TRUE(r.contains("error")) << "expected a starvation error";
   EXPECT_EQ(r["kind"], "sim");
   EXPECT_NE(r["error"].get<std::string>().find("not finished within max_sim_time_us = 200: unfinished: low"),

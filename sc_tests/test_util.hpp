@@ -41,4 +41,16 @@ inline CommandResult run_mpgpu(const std::string& args) {
   return r;
 }
 
+// A 4 KB YAML flow sequence of nested aliases that stands for 10^9 nodes once expanded.
+inline std::string alias_bomb_yaml() {
+  std::string b = "[&b0 [x, x, x, x, x, x, x, x, x, x]";
+  for (int i = 1; i <= 8; ++i) {
+    const std::string prev = "*b" + std::to_string(i - 1);
+    b += ", &b" + std::to_string(i) + " [" + prev;
+    for (int j = 1; j < 10; ++j) b += ", " + prev;
+    b += "]";
+  }
+  return b + "]";
+}
+
 }  // namespace mpgpu::test

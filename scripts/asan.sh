@@ -23,22 +23,8 @@ fi
 # path (time limit, deadline), with the exit code each must give.
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# Exclusive PPQ with context switch: the high-priority process starves the low one (exit 1).
-cat >"$out/starve.yaml" <<'YAML'
-name: starvation
-policy: ppq_exclusive
-preemption: context_switch
-replay: until_all_done
-max_sim_time_us: 50
-kernels:
-  lo: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 10000}}
-  hi: {grid: 8, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 100}}
-processes:
-  - {name: low, launches: [{kernel: lo}]}
-  - {name: high, priority: 1, launches: [{kernel: hi}]}
-YAML
 starve="--platform sc_tests/data/tiny.yaml --set mechanisms.policies=[fcfs,ppq_exclusive]
-  --set mechanisms.preemption=[context_switch,draining] --workload $out/starve.yaml"
+  --set mechanisms.preemption=[context_switch,draining] --workload sc_tests/data/starvation.yaml"
 runs=(
   "0|--platform platforms/k20c.yaml --workload configs/default.yaml"
   "0|--platform platforms/gtx1080.yaml --workload configs/warp/memory_bound.yaml"

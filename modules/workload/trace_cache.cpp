@@ -181,11 +181,12 @@ bool decode_tb(const char* p, size_t n, TraceTb& tb) {
   tb.warps.resize(nwarps);
   for (uint32_t w = 0; w < nwarps; ++w) {
     tb.warps[w].instrs.resize(counts[w]);
-    std::memcpy(tb.warps[w].instrs.data(), in.p, counts[w] * sizeof(TraceInstr));
+    // memcpy from or to an empty vector's null data() is undefined even for 0 bytes (UBSan).
+    if (counts[w]) std::memcpy(tb.warps[w].instrs.data(), in.p, counts[w] * sizeof(TraceInstr));
     in.p += counts[w] * sizeof(TraceInstr);
   }
   tb.addresses.resize(naddr);
-  std::memcpy(tb.addresses.data(), in.p, naddr * sizeof(uint64_t));
+  if (naddr) std::memcpy(tb.addresses.data(), in.p, naddr * sizeof(uint64_t));
   return true;
 }
 
