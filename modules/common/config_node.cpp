@@ -34,11 +34,12 @@ std::shared_ptr<ConfigDoc> ConfigDoc::load(const std::string& file) {
   check_input_file(file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file + ": cannot open file");
-  // Read at most one byte past the bound, so that a pipe that never ends cannot hold the reader.
+  // Read in chunks up to one past the bound, so that a pipe that never ends cannot hold the reader.
   constexpr size_t kMaxBytes = size_t{16} << 20;
-  std::string text(kMaxBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= kMaxBytes && in.read(chunk, sizeof chunk).gcount() > 0)
+    text.append(chunk, static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxBytes) throw ConfigError(file + ": cannot open file (larger than 16 MiB: a configuration is never this large)");
   return parse(text, file);
 }
