@@ -328,7 +328,7 @@ def main():
     global MPGPU
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=None,
-                    help="best of N runs by CPU time (default: 3, the TB section 1; the large trace runs once)")
+                    help="best of N runs by CPU time (default: 3, the TB section 1; a large trace's cold run once)")
     ap.add_argument("--platform", default=os.path.join(ROOT, "platforms/gtx1080.yaml"))
     ap.add_argument("--large-mb", type=int, default=70, help="text size of the generated large trace (0: skip)")
     ap.add_argument("--mpgpu", default=MPGPU, help="the simulator binary (default: build/mpgpu)")
@@ -365,7 +365,11 @@ def main():
                 print(f"\n{title}: {mb:.0f} MB of text, {ctas} CTAs, {instrs:,} warp instructions")
                 print(f"{'run':<15}{'wall s':>9}{'sim s':>9}{'warp instr/s':>15}{'peak MiB':>10}")
                 for label in ("cold cache", "warm cache"):
-                    s, wall, peak = run_measured(a.platform, kl, env)
+                    # The cold run parses once; warm runs are the best of --repeat like the cases
+                    # (the peak is the largest seen), so the two rates compare alike.
+                    runs = [run_measured(a.platform, kl, env) for _ in range(1 if label == "cold cache" else a.repeat)]
+                    s, wall, _ = max(runs, key=lambda r: r[0]["host"]["warp_instructions_per_second"])
+                    peak = max(r[2] for r in runs)
                     h = s["host"]
                     print(f"{label:<15}{wall:>9.2f}{h['main_simulation_seconds']:>9.2f}"
                           f"{h['warp_instructions_per_second']:>15,.0f}{peak:>10.0f}")

@@ -2,7 +2,7 @@
 # Installs the Debian packages the model needs (run as root, or with sudo available).
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev
-      googletest libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev python3 python3-matplotlib python3-yaml verilator)
+      googletest libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libxxhash-dev python3 python3-matplotlib python3-yaml verilator)
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()

@@ -104,7 +104,7 @@ void SmPipeline::promote_ready(uint32_t s) {
 bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t tb, uint64_t cycle,
                            const std::vector<WarpPosition>* resume) {
   const KernelDesc& k = *launch->kernel;
-  std::shared_ptr<const TraceTb> ttb;
+  std::shared_ptr<const TraceTbView> ttb;
   uint32_t nwarps = (k.threads_per_tb + p_.warp_size - 1) / p_.warp_size;
   if (k.trace) {
     ttb = k.trace->tb(tb);  // from the binary copy: only resident TBs are in memory
@@ -123,7 +123,8 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   ++stats_.tbs;
   TbSlot& t = tbs_.at(slot);
   t = TbSlot{true, launch, tb, nwarps, 0, start + 1, free_slots, ttb};
-  const uint32_t regs = k.trace ? 256 : std::max(1u, k.program->max_register);
+  // Scoreboard entries for the registers the code names (higher numbers are never a dependency).
+  const uint32_t regs = std::max(1u, k.trace ? k.trace->register_span : k.program->max_register);
   const uint64_t code_base = p_.icache.enabled() ? code_address(k) : 0;  // hashed once per TB, not per warp
   for (uint32_t i = 0; i < nwarps; ++i) {
     const uint32_t wid = free_slots[i];

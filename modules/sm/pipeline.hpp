@@ -161,7 +161,7 @@ class SmPipeline {
     uint32_t warps_live = 0, at_barrier = 0;
     uint64_t done = 0;
     std::vector<uint32_t> warps;
-    std::shared_ptr<const TraceTb> trace;  // a trace TB's instructions, held while it is resident
+    std::shared_ptr<const TraceTbView> trace;  // a trace TB's instructions, held while it is resident
   };
   enum class Block { none, unit, operands, control };
   // What a scheduler found when it last looked at its warps without issuing: the earliest cycle

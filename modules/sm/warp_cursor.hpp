@@ -2,6 +2,7 @@
 // Where a warp is in its code: a position in a YAML warp program (with loop counters) or in a
 // SASS trace. The pipeline sees only the decoded head instruction and its lane addresses.
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 
 #include "workload/kernel.hpp"
@@ -17,8 +18,10 @@ struct Decoded {
   uint8_t ndst = 0, nsrc = 0, width = 0;
   uint32_t lanes = 0;  // active lanes
   uint32_t pc = 0;     // byte offset of the instruction in its kernel's code (instruction fetch)
-  const uint16_t* dst = nullptr;
-  const uint16_t* src = nullptr;
+  // Copied out of the record: the issue stage reads them later, when a trace record's cache line
+  // may have been evicted again.
+  uint16_t dst[kMaxDst] = {kNoReg, kNoReg, kNoReg, kNoReg};
+  uint16_t src[kMaxSrc] = {kNoReg, kNoReg, kNoReg, kNoReg};
 };
 
 class WarpCursor {
@@ -34,7 +37,7 @@ class WarpCursor {
     for (auto& i : iter_) i = 0;
     decode();
   }
-  void start_trace(const TraceTb* tb, const TraceWarp* w) {
+  void start_trace(const TraceTbView* tb, const TraceWarpView* w) {
     prog_ = nullptr;
     tb_ = tb;
     trace_ = w;
@@ -60,8 +63,8 @@ class WarpCursor {
   // Addresses of the head's active lanes; returns how many.
   int addresses(uint64_t* out) const {
     if (trace_) {
-      const TraceInstr& t = trace_->instrs[pc_];
-      const int n = static_cast<int>(t.active_lanes());
+      const TraceStep& t = trace_->steps[pc_];
+      const int n = static_cast<int>(head_.lanes);  // t's active lanes, counted once in decode
       for (int i = 0; i < n; ++i) out[i] = tb_->addresses[t.addr_begin + i];
       return n;
     }
@@ -79,6 +82,9 @@ class WarpCursor {
   void next() {
     if (trace_) {
       ++pc_;
+      // Records stream from a mapping far larger than the caches, one warp among many: fetch a
+      // few ahead so that later decodes find them in cache (a prefetch past the end is harmless).
+      __builtin_prefetch(trace_->steps + pc_ + kPrefetchAhead);
     } else {
       const ProgInstr& i = prog_->instrs[pc_];
       if (i.back_edge && ++iter_[i.depth - 1] < i.count) {
@@ -92,27 +98,34 @@ class WarpCursor {
   }
 
  private:
+  static constexpr uint32_t kPrefetchAhead = 8;  // steps: about 1.5 cache lines
+
   void decode() {
     if (trace_) {
-      done_ = pc_ >= trace_->instrs.size();
+      done_ = pc_ >= trace_->count;
       if (done_) return;
-      const TraceInstr& t = trace_->instrs[pc_];
+      const TraceStep& step = trace_->steps[pc_];
+      const TraceOp& t = tb_->ops[step.op];
       // A trace line without addresses (e.g. a predicated-off access) moves no data.
-      const bool mem = t.mem_width > 0 && t.active_lanes() > 0;
+      const uint32_t lanes = static_cast<uint32_t>(__builtin_popcount(step.mask));
+      const bool mem = t.mem_width > 0 && lanes > 0;
       head_ = {t.unit, mem ? t.space : MemSpace::none, mem ? t.op : MemOp::none, t.ndst, t.nsrc,
-               t.mem_width, t.active_lanes(), t.pc, t.dst, t.src};
+               t.mem_width, lanes, t.pc};
+      std::copy(std::begin(t.dst), std::end(t.dst), head_.dst);
+      std::copy(std::begin(t.src), std::end(t.src), head_.src);
       return;
     }
     done_ = pc_ >= prog_->instrs.size();
     if (done_) return;
     const ProgInstr& i = prog_->instrs[pc_];
-    head_ = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, std::min(i.active_lanes, lanes_), pc_ * instruction_bytes_,
-             i.dst, i.src};
+    head_ = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, std::min(i.active_lanes, lanes_), pc_ * instruction_bytes_};
+    std::copy(std::begin(i.dst), std::end(i.dst), head_.dst);
+    std::copy(std::begin(i.src), std::end(i.src), head_.src);
   }
 
   const WarpProgram* prog_ = nullptr;
-  const TraceTb* tb_ = nullptr;
-  const TraceWarp* trace_ = nullptr;
+  const TraceTbView* tb_ = nullptr;
+  const TraceWarpView* trace_ = nullptr;
   LaneCoords coords_{};
   uint32_t pc_ = 0;
   uint32_t lanes_ = 32;

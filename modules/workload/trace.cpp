@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "common/error.hpp"
 #include "common/input_file.hpp"
 
@@ -272,6 +274,15 @@ bool parse_register(std::string_view tok, uint16_t& reg) {
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
+// TraceOp as a hash key: its bytes (no padding, checked below; fields are value-initialised).
+static_assert(std::has_unique_object_representations_v<TraceOp>, "TraceOp is hashed and compared as bytes");
+struct TraceOpHash {
+  size_t operator()(const TraceOp& op) const { return static_cast<size_t>(XXH3_64bits(&op, sizeof op)); }
+};
+struct TraceOpEqual {
+  bool operator()(const TraceOp& a, const TraceOp& b) const { return std::memcmp(&a, &b, sizeof a) == 0; }
+};
+
 class TracegParser {
  public:
   TracegParser(const std::string& path, bool unknown_as_sp, std::vector<std::string>* unknown_opcodes,
@@ -480,6 +491,16 @@ class TracegParser {
       if (in.mem_width == 0) fail(extra);
       fail(extra + " (more addresses than the " + std::to_string(in.active_lanes()) + " active lanes?)");
     }
+    in.op_index = intern(in);
+  }
+
+  // Index of the instruction's static part in the kernel's table, added at first sight.
+  uint32_t intern(const TraceOp& op) {
+    auto it = op_index_.find(op);
+    if (it != op_index_.end()) return it->second;
+    if (k_.ops.size() == UINT32_MAX) fail("more than 2^32 distinct instructions");
+    k_.ops.push_back(op);
+    return op_index_.emplace(op, static_cast<uint32_t>(k_.ops.size() - 1)).first->second;
   }
 
   template <class T, int Base = 10>
@@ -503,6 +524,7 @@ class TracegParser {
       if (reg == kNoReg) continue;
       if (kept == capacity) fail(std::string("more than ") + std::to_string(capacity) + " " + what + " registers");
       regs[kept++] = reg;
+      k_.register_span = std::max<uint32_t>(k_.register_span, reg + 1u);
     }
     return kept;
   }
@@ -592,6 +614,7 @@ class TracegParser {
   std::function<void(TraceTb&&)> sink_;
   // Opcode names view into text_, which outlives the parse.
   std::unordered_map<std::string_view, uint16_t> opcode_index_;
+  std::unordered_map<TraceOp, uint32_t, TraceOpHash, TraceOpEqual> op_index_;
   std::vector<OpcodeInfo> opcode_info_;
   bool seen_grid_ = false, seen_block_ = false, seen_dims_ = false;
   bool seen_tb_ = false, in_tb_ = false, seen_tb_coords_ = false, warp_has_insts_ = false;

@@ -28,9 +28,10 @@ struct OpcodeInfo {
 // Returns nullopt for an opcode not in the table.
 std::optional<OpcodeInfo> lookup_opcode(const std::string& opcode);
 
-struct TraceInstr {
+// The static part of a trace instruction: the same each time its line recurs (a loop body is
+// listed once per iteration), so a kernel keeps each distinct one once (TraceKernel::ops).
+struct TraceOp {
   uint32_t pc = 0;
-  uint32_t mask = 0;  // active lanes (the tracer already folds the guard predicate in)
   uint16_t dst[kMaxDst] = {kNoReg, kNoReg, kNoReg, kNoReg};  // R-registers only; kNoReg when unused
   uint16_t src[kMaxSrc] = {kNoReg, kNoReg, kNoReg, kNoReg};
   uint8_t ndst = 0, nsrc = 0;
@@ -38,9 +39,23 @@ struct TraceInstr {
   UnitClass unit = UnitClass::sp;
   MemSpace space = MemSpace::none;
   MemOp op = MemOp::none;
-  uint8_t mem_width = 0;    // bytes per thread; 0: the trace carries no addresses
-  uint32_t addr_begin = 0;  // first of popcount(mask) addresses in TraceKernel::addresses
+  uint8_t mem_width = 0;  // bytes per thread; 0: the trace carries no addresses
+};
+
+// One instruction line as parsed: its static part and what varies per execution.
+struct TraceInstr : TraceOp {
+  uint32_t mask = 0;        // active lanes (the tracer already folds the guard predicate in)
+  uint32_t addr_begin = 0;  // first of popcount(mask) addresses in TraceTb::addresses
+  uint32_t op_index = 0;    // its static part in TraceKernel::ops
   uint32_t active_lanes() const { return static_cast<uint32_t>(__builtin_popcount(mask)); }
+};
+
+// One executed instruction as the simulation streams it: 12 bytes instead of a whole line's
+// decode, so that a large trace's records cost a third of the memory traffic.
+struct TraceStep {
+  uint32_t op = 0;  // index into TraceKernel::ops
+  uint32_t mask = 0;
+  uint32_t addr_begin = 0;
 };
 
 struct TraceWarp {
@@ -51,6 +66,21 @@ struct TraceTb {
   uint32_t x = 0, y = 0, z = 0;
   std::vector<TraceWarp> warps;     // indexed by warp id in the TB
   std::vector<uint64_t> addresses;  // its lanes' addresses; TraceInstr::addr_begin indexes here
+};
+
+// A thread block as the SM reads it: views of records held elsewhere, either a TraceTb of a
+// kernel read into memory or the thread block's bytes mapped from the binary copy (no copy made).
+struct TraceWarpView {
+  const TraceStep* steps = nullptr;
+  uint32_t count = 0;
+};
+struct TraceTbView {
+  uint32_t x = 0, y = 0, z = 0;
+  std::vector<TraceWarpView> warps;
+  const uint64_t* addresses = nullptr;
+  uint32_t address_count = 0;
+  const TraceOp* ops = nullptr;  // the kernel's static instructions
+  virtual ~TraceTbView() = default;  // a mapped block unmaps its bytes when the last holder drops it
 };
 
 class TraceTbStore;
@@ -64,13 +94,16 @@ struct TraceKernel {
   std::string nvbit_version;
   uint64_t shmem_base = 0, local_base = 0;
   std::vector<std::string> opcodes;  // distinct full opcodes seen, in order of first use
+  std::vector<TraceOp> ops;          // distinct static instructions, in order of first use
   std::vector<TraceTb> tbs;          // in file order, when read into memory (read_traceg)
   std::shared_ptr<const TraceTbStore> store;  // otherwise: loaded from the binary copy on demand
   uint32_t tb_records = 0;     // thread blocks in the file
   uint64_t instructions = 0;   // warp instructions in the file
+  uint32_t register_span = 0;  // 1 + the highest general-purpose register any instruction names
   uint64_t instruction_count() const { return instructions; }
-  // Thread block `i` of the file (file order): shared from memory or loaded from the store.
-  std::shared_ptr<const TraceTb> tb(uint32_t i) const;
+  // Thread block `i` of the file (file order): a view of memory or of the store's mapped bytes.
+  // A view of memory is valid while this kernel lives.
+  std::shared_ptr<const TraceTbView> tb(uint32_t i) const;
   uint32_t threads_per_tb() const;
   uint32_t warps_per_tb() const;  // threads_per_tb rounded up to whole warps of 32
   uint64_t tb_count() const;      // grid size; the file may hold fewer TBs (empty ones are dropped)

@@ -11,23 +11,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+#include <xxhash.h>
+
 #include "common/error.hpp"
 
 namespace mpgpu {
 
 namespace {
 
-static_assert(std::is_trivially_copyable_v<TraceInstr>, "trace records are written as raw TraceInstr");
+static_assert(std::is_trivially_copyable_v<TraceStep> && std::is_trivially_copyable_v<TraceOp>,
+              "trace records are written as raw bytes");
 
 constexpr char kMagic[8] = {'M', 'P', 'G', 'P', 'U', 'T', 'R', 'C'};
-// Bumped whenever the parser accepts less (2: header ranges): a cached trace was checked by the
-// parser that wrote it, so an older cache is read again from the text.
-constexpr uint32_t kVersion = 2;
+// Bumped whenever the parser accepts less (2: header ranges) or the layout changes (3: records
+// 8-byte aligned, mapped in place, XXH3): an older copy is read again from the text.
+constexpr uint32_t kVersion = 3;
+constexpr uint32_t kRecordBytes = sizeof(TraceStep) + sizeof(TraceOp);
 
 struct FileHeader {
   char magic[8];
   uint32_t version;
-  uint32_t instr_bytes;  // sizeof(TraceInstr) when written: a different layout is not read
+  uint32_t instr_bytes;  // sizeof(TraceStep) + sizeof(TraceOp) when written: a different layout is not read
   uint64_t text_size;
   int64_t text_mtime_ns;
   uint64_t text_hash;
@@ -36,13 +41,22 @@ struct FileHeader {
   uint64_t meta_offset;   // kernel header, opcodes and thread-block index, after the records
 };
 
-// FNV-1a over bytes, resumable across chunks.
-struct Hash {
-  uint64_t h = 1469598103934665603ull;
-  void add(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+// XXH3 (64 bits) over bytes, resumable across chunks: the freshness check reads the text and the
+// copy at memory speed (the byte-wise FNV-1a it replaces was a quarter of a warm run).
+class Hash {
+ public:
+  Hash() : state_(XXH3_createState()) {
+    if (!state_) throw std::bad_alloc();
+    XXH3_64bits_reset(state_);
   }
+  ~Hash() { XXH3_freeState(state_); }
+  Hash(const Hash&) = delete;
+  Hash& operator=(const Hash&) = delete;
+  void add(const void* p, size_t n) { XXH3_64bits_update(state_, p, n); }
+  uint64_t value() const { return XXH3_64bits_digest(state_); }
+
+ private:
+  XXH3_state_t* state_;
 };
 
 struct TextStat {
@@ -69,7 +83,7 @@ bool hash_fd(int fd, uint64_t offset, uint64_t bytes, uint64_t& out) {
     offset += static_cast<uint64_t>(n);
     bytes -= static_cast<uint64_t>(n);
   }
-  out = h.h;
+  out = h.value();
   return true;
 }
 
@@ -124,13 +138,15 @@ struct In {
 
 void write_meta(Out& o, const TraceKernel& k, const std::vector<TraceTbStore::Entry>& index) {
   for (uint32_t v : {k.id, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.shmem, k.nregs,
-                     k.binary_version, k.tracer_version, uint32_t(k.lineinfo), k.tb_records})
+                     k.binary_version, k.tracer_version, uint32_t(k.lineinfo), k.tb_records, k.register_span})
     o.put(v);
   for (uint64_t v : {k.stream, k.shmem_base, k.local_base, k.instructions}) o.put(v);
   o.str(k.name);
   o.str(k.nvbit_version);
   o.put(static_cast<uint32_t>(k.opcodes.size()));
   for (const std::string& s : k.opcodes) o.str(s);
+  o.put(static_cast<uint64_t>(k.ops.size()));
+  for (const TraceOp& op : k.ops) o.put(op);
   o.put(static_cast<uint64_t>(index.size()));
   for (const auto& e : index) o.put(e);
 }
@@ -138,7 +154,7 @@ void write_meta(Out& o, const TraceKernel& k, const std::vector<TraceTbStore::En
 bool read_meta(In& in, TraceKernel& k, std::vector<TraceTbStore::Entry>& index) {
   uint32_t lineinfo = 0;
   for (uint32_t* v : {&k.id, &k.grid[0], &k.grid[1], &k.grid[2], &k.block[0], &k.block[1], &k.block[2], &k.shmem,
-                      &k.nregs, &k.binary_version, &k.tracer_version, &lineinfo, &k.tb_records})
+                      &k.nregs, &k.binary_version, &k.tracer_version, &lineinfo, &k.tb_records, &k.register_span})
     *v = in.get<uint32_t>();
   k.lineinfo = lineinfo != 0;
   for (uint64_t* v : {&k.stream, &k.shmem_base, &k.local_base, &k.instructions}) *v = in.get<uint64_t>();
@@ -146,6 +162,13 @@ bool read_meta(In& in, TraceKernel& k, std::vector<TraceTbStore::Entry>& index) 
   k.nvbit_version = in.str();
   const uint32_t nops = in.get<uint32_t>();
   for (uint32_t i = 0; in.ok && i < nops; ++i) k.opcodes.push_back(in.str());
+  const uint64_t nstatic = in.get<uint64_t>();
+  if (!in.ok || nstatic > static_cast<uint64_t>(in.end - in.p) / sizeof(TraceOp)) return false;
+  k.ops.resize(nstatic);
+  for (TraceOp& op : k.ops) {
+    op = in.get<TraceOp>();
+    if (op.opcode >= k.opcodes.size()) return false;
+  }
   const uint64_t n = in.get<uint64_t>();
   if (!in.ok || n != k.tb_records || n > static_cast<uint64_t>(in.end - in.p) / sizeof(TraceTbStore::Entry)) return false;
   index.resize(n);
@@ -153,42 +176,61 @@ bool read_meta(In& in, TraceKernel& k, std::vector<TraceTbStore::Entry>& index) 
   return in.ok && in.p == in.end;
 }
 
-// One thread block as bytes: x y z nwarps naddr, per-warp counts, the instructions, the addresses.
+// One thread block as bytes, each part 8-byte aligned so that the records can be used where they
+// are mapped: x y z nwarps naddr, per-warp counts, pad, the steps (TraceStep), pad, the addresses.
+size_t align8(size_t n) { return (n + 7) & ~size_t{7}; }
+
 void encode_tb(const TraceTb& tb, std::vector<char>& out) {
   Out o;
   for (uint32_t v : {tb.x, tb.y, tb.z, uint32_t(tb.warps.size()), uint32_t(tb.addresses.size())}) o.put(v);
   for (const TraceWarp& w : tb.warps) o.put(static_cast<uint32_t>(w.instrs.size()));
-  for (const TraceWarp& w : tb.warps) {
-    const char* p = reinterpret_cast<const char*>(w.instrs.data());
-    o.b.insert(o.b.end(), p, p + w.instrs.size() * sizeof(TraceInstr));
-  }
+  o.b.resize(align8(o.b.size()));
+  for (const TraceWarp& w : tb.warps)
+    for (const TraceInstr& in : w.instrs) o.put(TraceStep{in.op_index, in.mask, in.addr_begin});
+  o.b.resize(align8(o.b.size()));
   const char* a = reinterpret_cast<const char*>(tb.addresses.data());
   o.b.insert(o.b.end(), a, a + tb.addresses.size() * sizeof(uint64_t));
   out.swap(o.b);
 }
 
-bool decode_tb(const char* p, size_t n, TraceTb& tb) {
+// Points `tb` into the n bytes at p (8-byte aligned) after checking that the counts fit them and
+// that every step names one of the kernel's static instructions and, for an access, addresses it has.
+bool view_tb(const char* p, size_t n, const std::vector<TraceOp>& ops, TraceTbView& tb) {
   In in{p, p + n};
   tb.x = in.get<uint32_t>();
   tb.y = in.get<uint32_t>();
   tb.z = in.get<uint32_t>();
   const uint32_t nwarps = in.get<uint32_t>(), naddr = in.get<uint32_t>();
   if (!in.ok || nwarps > 1024) return false;
-  std::vector<uint32_t> counts(nwarps);
-  uint64_t total = 0;
-  for (uint32_t& c : counts) total += c = in.get<uint32_t>();
-  if (!in.ok || (total * sizeof(TraceInstr) + uint64_t{naddr} * 8) != static_cast<uint64_t>(in.end - in.p)) return false;
   tb.warps.resize(nwarps);
-  for (uint32_t w = 0; w < nwarps; ++w) {
-    tb.warps[w].instrs.resize(counts[w]);
-    // memcpy from or to an empty vector's null data() is undefined even for 0 bytes (UBSan).
-    if (counts[w]) std::memcpy(tb.warps[w].instrs.data(), in.p, counts[w] * sizeof(TraceInstr));
-    in.p += counts[w] * sizeof(TraceInstr);
+  uint64_t total = 0;
+  for (TraceWarpView& w : tb.warps) total += w.count = in.get<uint32_t>();
+  const uint64_t head = align8(static_cast<size_t>(in.p - p)), instr_bytes = align8(total * sizeof(TraceStep));
+  if (!in.ok || head + instr_bytes + uint64_t{naddr} * 8 != n) return false;
+  const auto* steps = reinterpret_cast<const TraceStep*>(p + head);
+  for (uint64_t i = 0; i < total; ++i) {
+    const TraceStep& s = steps[i];
+    if (s.op >= ops.size()) return false;
+    if (ops[s.op].mem_width > 0 && uint64_t{s.addr_begin} + __builtin_popcount(s.mask) > naddr) return false;
   }
-  tb.addresses.resize(naddr);
-  if (naddr) std::memcpy(tb.addresses.data(), in.p, naddr * sizeof(uint64_t));
+  for (TraceWarpView& w : tb.warps) {
+    w.steps = steps;
+    steps += w.count;
+  }
+  tb.addresses = reinterpret_cast<const uint64_t*>(p + head + instr_bytes);
+  tb.address_count = naddr;
   return true;
 }
+
+// A thread block mapped from the copy; unmapped when the SM drops it, so only resident blocks
+// count in memory.
+struct MappedTb final : TraceTbView {
+  void* base = MAP_FAILED;
+  size_t length = 0;
+  ~MappedTb() override {
+    if (base != MAP_FAILED) ::munmap(base, length);
+  }
+};
 
 bool write_all(int fd, const void* p, size_t n, uint64_t offset) {
   const char* c = static_cast<const char*>(p);
@@ -211,10 +253,8 @@ std::string cache_home() {
 std::string keyed_name(const std::string& traceg) {
   std::error_code ec;
   const std::string abs = std::filesystem::absolute(traceg, ec).lexically_normal().string();
-  Hash h;
-  h.add(abs.data(), abs.size());
   char key[17];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h.h));
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(XXH3_64bits(abs.data(), abs.size())));
   return std::string(key) + "-" + std::filesystem::path(traceg).filename().string() + ".mpgpu";
 }
 
@@ -230,7 +270,7 @@ std::shared_ptr<const TraceKernel> reuse(const std::string& cache, const std::st
   FileHeader h{};
   struct stat st {};
   if (::pread(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || ::fstat(fd, &st) != 0) return reject();
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.version != kVersion || h.instr_bytes != sizeof(TraceInstr) ||
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.version != kVersion || h.instr_bytes != kRecordBytes ||
       h.text_size != ts.size || h.text_mtime_ns != ts.mtime_ns ||
       static_cast<uint64_t>(st.st_size) != sizeof h + h.payload_bytes || h.meta_offset < sizeof h ||
       h.meta_offset > static_cast<uint64_t>(st.st_size))
@@ -246,7 +286,7 @@ std::shared_ptr<const TraceKernel> reuse(const std::string& cache, const std::st
   In in{meta.data(), meta.data() + meta.size()};
   if (!read_meta(in, *k, index)) return reject();
   for (const auto& e : index)
-    if (e.offset < sizeof h || e.offset + e.bytes > h.meta_offset) return reject();
+    if (e.offset < sizeof h || e.offset % 8 != 0 || e.offset + e.bytes > h.meta_offset) return reject();
   k->file = text;
   k->store = std::make_shared<TraceTbStore>(fd, cache, std::move(index));
   return k;
@@ -279,21 +319,49 @@ TraceTbStore::TraceTbStore(int fd, std::string path, std::vector<Entry> index)
 
 TraceTbStore::~TraceTbStore() { ::close(fd_); }
 
-std::shared_ptr<const TraceTb> TraceTbStore::load(uint32_t i) const {
+std::shared_ptr<TraceTbView> TraceTbStore::load(uint32_t i, const std::vector<TraceOp>& ops) const {
   if (i >= index_.size()) return nullptr;
   const Entry& e = index_[i];
-  std::vector<char> buf(e.bytes);
-  auto tb = std::make_shared<TraceTb>();
-  if (::pread(fd_, buf.data(), buf.size(), static_cast<off_t>(e.offset)) != static_cast<ssize_t>(buf.size()) ||
-      !decode_tb(buf.data(), buf.size(), *tb))
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t from = e.offset / page * page;
+  auto tb = std::make_shared<MappedTb>();
+  tb->length = static_cast<size_t>(e.offset + e.bytes - from);
+  // The copy is never rewritten in place (writers rename a new file over it), so the mapping
+  // stays valid; MAP_POPULATE maps the block in one call instead of a fault per page.
+  tb->base = ::mmap(nullptr, tb->length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(from));
+  if (tb->base == MAP_FAILED || !view_tb(static_cast<const char*>(tb->base) + (e.offset - from), e.bytes, ops, *tb))
     throw SimError(path_ + ": thread block " + std::to_string(i) + " could not be read back (file changed during the run?)");
   return tb;
 }
 
-std::shared_ptr<const TraceTb> TraceKernel::tb(uint32_t i) const {
-  if (store) return store->load(i);
-  if (i >= tbs.size()) return nullptr;
-  return std::shared_ptr<const TraceTb>(std::shared_ptr<const TraceTb>{}, &tbs[i]);  // owned by this kernel
+// A thread block read into memory, as steps (the form the simulation reads).
+struct SteppedTb final : TraceTbView {
+  std::vector<TraceStep> steps;
+};
+
+std::shared_ptr<const TraceTbView> TraceKernel::tb(uint32_t i) const {
+  std::shared_ptr<TraceTbView> view;
+  if (store) {
+    view = store->load(i, ops);
+  } else if (i < tbs.size()) {
+    auto mem = std::make_shared<SteppedTb>();
+    const TraceTb& t = tbs[i];
+    for (const TraceWarp& w : t.warps)
+      for (const TraceInstr& in : w.instrs) mem->steps.push_back({in.op_index, in.mask, in.addr_begin});
+    const TraceStep* at = mem->steps.data();
+    for (const TraceWarp& w : t.warps) {
+      mem->warps.push_back({at, static_cast<uint32_t>(w.instrs.size())});
+      at += w.instrs.size();
+    }
+    mem->x = t.x;
+    mem->y = t.y;
+    mem->z = t.z;
+    mem->addresses = t.addresses.data();
+    mem->address_count = static_cast<uint32_t>(t.addresses.size());
+    view = std::move(mem);
+  }
+  if (view) view->ops = ops.data();
+  return view;
 }
 
 std::string trace_cache_path(const std::string& traceg) {
@@ -327,7 +395,7 @@ std::shared_ptr<const TraceKernel> open_traceg(const std::string& path) {
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version = kVersion;
-  h.instr_bytes = sizeof(TraceInstr);
+  h.instr_bytes = kRecordBytes;
   h.text_size = ts.size;
   h.text_mtime_ns = ts.mtime_ns;
   Hash payload;
@@ -353,7 +421,7 @@ std::shared_ptr<const TraceKernel> open_traceg(const std::string& path) {
   payload.add(meta.b.data(), meta.b.size());
   h.meta_offset = offset;
   h.payload_bytes = offset - sizeof h + meta.b.size();
-  h.payload_hash = payload.h;
+  h.payload_hash = payload.value();
   io_ok = io_ok && write_all(fd, meta.b.data(), meta.b.size(), offset) && hash_file(path, ts.size, h.text_hash) &&
           write_all(fd, &h, sizeof h, 0);
   if (!io_ok) {  // a full disk: keep going from the text in memory

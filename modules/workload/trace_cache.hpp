@@ -27,7 +27,8 @@ class TraceTbStore {
   ~TraceTbStore();
   TraceTbStore(const TraceTbStore&) = delete;
   TraceTbStore& operator=(const TraceTbStore&) = delete;
-  std::shared_ptr<const TraceTb> load(uint32_t i) const;
+  // Maps block i's bytes; its steps are checked against the kernel's static instructions.
+  std::shared_ptr<TraceTbView> load(uint32_t i, const std::vector<TraceOp>& ops) const;
   const std::string& path() const { return path_; }
 
  private:
