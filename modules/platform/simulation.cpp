@@ -286,19 +286,21 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     } else if (done) {
       instructions += k.kernel->instructions_per_tb * k.kernel->grid;
     }
-    kernels.push_back({{"warp_level", warp}, {"name", k.kernel->name}, {"process", pd.name}, {"launch_id", k.id == ~0u ? json(nullptr) : json(k.id)},
+    json& kj = kernels.emplace_back(json{{"name", k.kernel->name}, {"process", pd.name}, {"launch_id", k.id == ~0u ? json(nullptr) : json(k.id)},
                        {"submit_ns", k.submit_ns}, {"launch_ns", k.arrive_ns}, {"start_ns", k.start_ns},
                        {"end_ns", k.end_ns}, {"tbs", k.kernel->grid}, {"completed", done},
                        {"duration_ns", done ? k.end_ns - k.arrive_ns : -1.0}});
+    kj["warp_level"] = std::move(warp);
   }
-  r["kernels"] = kernels;
+  r["kernels"] = std::move(kernels);  // moved, not copied: thousands of launches make it large
   json procs = json::array();
   for (const auto& p : host.processes()) {
     const ProcessDesc& pd = w.processes[p.index];
     json runs = json::array();
     for (const auto& run : p.runs) runs.push_back({{"start_ns", run.start_ns}, {"end_ns", run.end_ns}});
-    procs.push_back({{"name", pd.name}, {"index", p.index}, {"priority", pd.priority},
-                     {"arrival_ns", pd.arrival_ns}, {"runs", runs}});
+    json& pj = procs.emplace_back(json{{"name", pd.name}, {"index", p.index}, {"priority", pd.priority},
+                                       {"arrival_ns", pd.arrival_ns}});
+    pj["runs"] = std::move(runs);
   }
   if (cfg.fill_unit.translation) {
     // Per process: its L1 TLB traffic (summed over its kernels) and its fill-unit counters.
@@ -310,10 +312,10 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
       json t = i < fu.size() ? fu[i].to_json() : TranslationStats{}.to_json();
       t["l1_tlb"] = {{"accesses", l1[i].l1_tlb_accesses}, {"hits", l1[i].l1_tlb_hits},
                      {"misses", l1[i].l1_tlb_misses}, {"merged", l1[i].l1_tlb_merged}};
-      procs[i]["translation"] = t;
+      procs[i]["translation"] = std::move(t);
     }
   }
-  r["processes"] = procs;
+  r["processes"] = std::move(procs);
   json sms = json::array();
   for (const Sm* sm : gpu.sms())
   {
@@ -333,9 +335,9 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
       smj["block_switching"] = {{"switched_out", st.tbs_switched_out}, {"switched_in", st.tbs_switched_in},
                                 {"peak_switched_out", st.peak_switched_out}, {"bytes_saved", st.switch_bytes_saved},
                                 {"bytes_restored", st.switch_bytes_restored}};
-    sms.push_back(smj);
+    sms.push_back(std::move(smj));
   }
-  r["sms"] = sms;
+  r["sms"] = std::move(sms);
   r["memory"] = memory_stats(gpu, cfg, end);
   r["memory"]["page_walks"] = gpu.fill_unit().walks();
   r["memory"]["translation"] = translation_stats(gpu, cfg);
@@ -501,12 +503,14 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
     reqs.push_back(iso);
   }
   std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs, opt.max_host_seconds);
-  json stats = res[0];
-  for (const json& r : res)
-    if (r.value("status", "") == "aborted") {  // no metrics from a run that stopped early
-      stats = r;
+  // The isolated runs' T_SP are read from res below; the main run is moved, not copied.
+  size_t main_run = 0;
+  for (size_t i = 0; i < res.size(); ++i)
+    if (res[i].value("status", "") == "aborted") {  // no metrics from a run that stopped early
+      main_run = i;
       break;
     }
+  json stats = std::move(res[main_run]);
   const bool aborted = stats.value("status", "") == "aborted";
   std::vector<ProgramTimes> times;
   for (uint32_t i = 0; i < w.processes.size() && !aborted; ++i) {
@@ -514,7 +518,7 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
     const json& runs = p["runs"];
     double t_sp;
     if (opt.t_sp.empty()) {
-      const json& iso_runs = lone ? res[0]["processes"][0]["runs"] : res[i + 1]["processes"][0]["runs"];
+      const json& iso_runs = lone ? stats["processes"][0]["runs"] : res[i + 1]["processes"][0]["runs"];
       t_sp = iso_runs[0]["end_ns"].get<double>() - iso_runs[0]["start_ns"].get<double>();
     } else {
       auto it = opt.t_sp.find(w.processes[i].name);

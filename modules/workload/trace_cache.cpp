@@ -222,6 +222,11 @@ bool view_tb(const char* p, size_t n, const std::vector<TraceOp>& ops, TraceTbVi
   return true;
 }
 
+// A thread block read from the copy into memory of its own (a small block: see load()).
+struct ReadTb final : TraceTbView {
+  std::unique_ptr<uint64_t[]> bytes;  // 8-byte aligned, as the records need
+};
+
 // A thread block mapped from the copy; unmapped when the SM drops it, so only resident blocks
 // count in memory.
 struct MappedTb final : TraceTbView {
@@ -322,6 +327,21 @@ TraceTbStore::~TraceTbStore() { ::close(fd_); }
 std::shared_ptr<TraceTbView> TraceTbStore::load(uint32_t i, const std::vector<TraceOp>& ops) const {
   if (i >= index_.size()) return nullptr;
   const Entry& e = index_[i];
+  const auto unreadable = [&] {
+    return SimError(path_ + ": thread block " + std::to_string(i) + " could not be read back (file changed during the run?)");
+  };
+  // Mapping costs two system calls and, at unmap, a TLB flush (tens of us on a VM): worth it for a
+  // large block, which it spares a copy; a small one (a trace of thousands of short launches) is
+  // read into memory instead.
+  constexpr uint64_t kMapFrom = 256 << 10;
+  if (e.bytes < kMapFrom) {
+    auto tb = std::make_shared<ReadTb>();
+    tb->bytes.reset(new uint64_t[(e.bytes + 7) / 8]);
+    if (::pread(fd_, tb->bytes.get(), e.bytes, static_cast<off_t>(e.offset)) != static_cast<ssize_t>(e.bytes) ||
+        !view_tb(reinterpret_cast<const char*>(tb->bytes.get()), e.bytes, ops, *tb))
+      throw unreadable();
+    return tb;
+  }
   static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t from = e.offset / page * page;
   auto tb = std::make_shared<MappedTb>();
@@ -330,7 +350,7 @@ std::shared_ptr<TraceTbView> TraceTbStore::load(uint32_t i, const std::vector<Tr
   // stays valid; MAP_POPULATE maps the block in one call instead of a fault per page.
   tb->base = ::mmap(nullptr, tb->length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(from));
   if (tb->base == MAP_FAILED || !view_tb(static_cast<const char*>(tb->base) + (e.offset - from), e.bytes, ops, *tb))
-    throw SimError(path_ + ": thread block " + std::to_string(i) + " could not be read back (file changed during the run?)");
+    throw unreadable();
   return tb;
 }
 
