@@ -333,7 +333,7 @@ std::shared_ptr<TraceTbView> TraceTbStore::load(uint32_t i, const std::vector<Tr
   // Mapping costs two system calls and, at unmap, a TLB flush (tens of us on a VM): worth it for a
   // large block, which it spares a copy; a small one (a trace of thousands of short launches) is
   // read into memory instead.
-  constexpr uint64_t kMapFrom = 256 << 10;
+  constexpr uint64_t kMapFrom = 64 << 10;  // below malloc's own mmap threshold (128 KiB)
   if (e.bytes < kMapFrom) {
     auto tb = std::make_shared<ReadTb>();
     tb->bytes.reset(new uint64_t[(e.bytes + 7) / 8]);
