@@ -579,6 +579,23 @@ TEST(TraceCache, RecurringLinesShareOneStaticInstruction) {
   expect_same_tbs(mem, *streamed);
 }
 
+// A block of 64 KiB or more is mapped from the copy rather than read: the same records either way.
+TEST(TraceCache, ALargeBlockIsMappedWithTheSameContent) {
+  TraceDir dir;
+  std::string lines;
+  for (int i = 0; i < 3000; ++i)
+    lines += "0010 ffffffff 1 R2 FFMA 3 R1 R2 R2 0 \n0018 0000ffff 1 R4 LDG.E 1 R2 4 1 0x" + std::to_string(1000 + i) + "0 4 \n";
+  const std::string path = dir.write("k.traceg", header(4) + tb(lines, 6000, "0,0,0") + tb("0010 0000000f 1 R3 FFMA 3 R1 R2 R3 0 \n", 1, "1,0,0"));
+  const TraceKernel mem = read_traceg(path);
+  CacheEnv env((dir.path / "cache").string());
+  open_traceg(path);
+  auto streamed = open_traceg(path);
+  EXPECT_EQ(trace_cache_counters().reused, 1u);
+  expect_same_tbs(mem, *streamed);  // thread block 0 is mapped (6000 steps and 48,000 addresses), 1 is read
+  auto t = streamed->tb(0);
+  EXPECT_EQ(t->addresses[t->warps[0].steps[5999].addr_begin + 15], 0x39990u + 15 * 4);
+}
+
 TEST(TraceCache, FirstOpenWritesTheCopySecondReusesItWithTheSameContent) {
   TraceDir dir;
   CacheEnv env((dir.path / "cache").string());
