@@ -42,14 +42,6 @@ struct TraceOp {
   uint8_t mem_width = 0;  // bytes per thread; 0: the trace carries no addresses
 };
 
-// One instruction line as parsed: its static part and what varies per execution.
-struct TraceInstr : TraceOp {
-  uint32_t mask = 0;        // active lanes (the tracer already folds the guard predicate in)
-  uint32_t addr_begin = 0;  // first of popcount(mask) addresses in TraceTb::addresses
-  uint32_t op_index = 0;    // its static part in TraceKernel::ops
-  uint32_t active_lanes() const { return static_cast<uint32_t>(__builtin_popcount(mask)); }
-};
-
 // One executed instruction as the simulation streams it: 12 bytes instead of a whole line's
 // decode, so that a large trace's records cost a third of the memory traffic.
 struct TraceStep {
@@ -57,6 +49,16 @@ struct TraceStep {
   uint32_t mask = 0;
   uint32_t addr_begin = 0;
 };
+
+// One instruction line as parsed: its static part and what varies per execution.
+struct TraceInstr : TraceOp {
+  uint32_t mask = 0;        // active lanes (the tracer already folds the guard predicate in)
+  uint32_t addr_begin = 0;  // first of popcount(mask) addresses in TraceTb::addresses
+  uint32_t op_index = 0;    // its static part in TraceKernel::ops
+  uint32_t active_lanes() const { return static_cast<uint32_t>(__builtin_popcount(mask)); }
+  TraceStep step() const { return {op_index, mask, addr_begin}; }
+};
+
 
 struct TraceWarp {
   std::vector<TraceInstr> instrs;

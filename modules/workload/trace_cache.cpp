@@ -186,7 +186,7 @@ void encode_tb(const TraceTb& tb, std::vector<char>& out) {
   for (const TraceWarp& w : tb.warps) o.put(static_cast<uint32_t>(w.instrs.size()));
   o.b.resize(align8(o.b.size()));
   for (const TraceWarp& w : tb.warps)
-    for (const TraceInstr& in : w.instrs) o.put(TraceStep{in.op_index, in.mask, in.addr_begin});
+    for (const TraceInstr& in : w.instrs) o.put(in.step());
   o.b.resize(align8(o.b.size()));
   const char* a = reinterpret_cast<const char*>(tb.addresses.data());
   o.b.insert(o.b.end(), a, a + tb.addresses.size() * sizeof(uint64_t));
@@ -367,7 +367,7 @@ std::shared_ptr<const TraceTbView> TraceKernel::tb(uint32_t i) const {
     auto mem = std::make_shared<SteppedTb>();
     const TraceTb& t = tbs[i];
     for (const TraceWarp& w : t.warps)
-      for (const TraceInstr& in : w.instrs) mem->steps.push_back({in.op_index, in.mask, in.addr_begin});
+      for (const TraceInstr& in : w.instrs) mem->steps.push_back(in.step());
     const TraceStep* at = mem->steps.data();
     for (const TraceWarp& w : t.warps) {
       mem->warps.push_back({at, static_cast<uint32_t>(w.instrs.size())});
