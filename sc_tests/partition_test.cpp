@@ -22,6 +22,8 @@ using namespace mpgpu::test;
 using nlohmann::json;
 
 namespace {
+const std::string kDriverPolicies =
+    " --set 'mechanisms.policies=[fcfs, npq, ppq_exclusive]' --set 'mechanisms.preemption=[context_switch]'";
 std::string platform(const std::string& name) { return source_path("platforms/" + name + ".yaml"); }
 
 size_t colours(const std::string& name, uint64_t page) {
@@ -201,7 +203,61 @@ TEST(PartitionRun, BadPartitionsAreRejected) {
   expect_rejected(stream_workload(sm, a, b), "SM 20 does not exist");
   expect_rejected(stream_workload(halves(false), a, "partition: P3, "), "no partition named 'P3'");
   expect_rejected(stream_workload(halves(false), a, ""), "is in no partition and every SM belongs to one");
-  std::string npq = stream_workload(halves(false), a, b);
+  std::string npq = stream_workload("partitions:\n  - {name: P1, thread_limit: 0.5}\n  - {name: P2, thread_limit: 0.5}\n", a, b);
   npq.replace(npq.find("policy: fcfs"), 12, "policy: npq");
-  expect_rejected(npq, "partitions are scheduled with policy fcfs");
+  expect_rejected(npq, "thread_limit (an MPS-style share of each SM) needs policy fcfs", kDriverPolicies);
+}
+
+namespace {
+// TB-level PPQ (exclusive, context switch) with compute partitions: P1 = SMs 0..9 runs process
+// `low`; P2 = SMs 10..19 runs `other` and, from 2 us, the high-priority `high`. Each partition's
+// framework schedules only its SMs, so `high` preempts only P2's SMs and `low` runs exactly as
+// it does without `high` (unpartitioned, exclusive PPQ would preempt and hold back `low` too).
+std::string ppq_workload(bool partitioned, bool with_high) {
+  std::string w = R"(name: ppq_parts
+policy: ppq_exclusive
+preemption: context_switch
+kernels:
+  lo: {grid: 160, threads_per_tb: 256, registers_per_tb: 4096, tb_time: {kind: fixed, mean_cycles: 4000}}
+  hi: {grid: 20, threads_per_tb: 1024, registers_per_tb: 16384, tb_time: {kind: fixed, mean_cycles: 1000}}
+)";
+  if (partitioned)
+    w += "partitions:\n  - {name: P1, sms: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}\n"
+         "  - {name: P2, sms: [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]}\n";
+  const std::string p1 = partitioned ? "partition: P1, " : "", p2 = partitioned ? "partition: P2, " : "";
+  w += "processes:\n  - {name: low, " + p1 + "launches: [{kernel: lo}]}\n  - {name: other, " + p2 +
+       "launches: [{kernel: lo}]}\n";
+  if (with_high) w += "  - {name: high, priority: 1, arrival_us: 2, " + p2 + "launches: [{kernel: hi}]}\n";
+  return w;
+}
+double kernel_end(const json& s, const std::string& process) {
+  for (const auto& k : s["kernels"])
+    if (k["process"] == process) return k["end_ns"].get<double>();
+  ADD_FAILURE() << "no kernel of " << process;
+  return 0;
+}
+}  // namespace
+
+TEST(PartitionRun, DriverPoliciesScheduleEachPartitionOnItsOwnSms) {
+  TempDir d;
+  const json alone = run(d, "alone", ppq_workload(true, false), kDriverPolicies);
+  const json both = run(d, "both", ppq_workload(true, true), kDriverPolicies);
+  const json& pre = both["scheduling"]["preemption_list"];
+  ASSERT_GT(pre.size(), 0u);
+  for (const auto& p : pre) EXPECT_GE(p["sm"].get<int>(), 10) << p.dump();
+  EXPECT_DOUBLE_EQ(kernel_end(both, "low"), kernel_end(alone, "low"));
+  EXPECT_GT(kernel_end(both, "other"), kernel_end(alone, "other"));
+  const json& ev = both["_timeline"].is_object() ? both["_timeline"]["traceEvents"] : both["_timeline"];
+  size_t hi_spans = 0;
+  for (const auto& e : ev)
+    if (e.value("ph", "") == "X" && e.value("pid", 0) >= 100 && e["name"].get<std::string>().rfind("hi ", 0) == 0) {
+      EXPECT_GE(e["pid"].get<int>() - 100, 10);
+      ++hi_spans;
+    }
+  EXPECT_EQ(hi_spans, 20u);
+  // The same workload without partitions: `low` owns SMs that `high` takes (and exclusive PPQ
+  // holds its other TBs back meanwhile), so it ends later.
+  const json open = run(d, "open", ppq_workload(false, true), kDriverPolicies);
+  EXPECT_GT(open["scheduling"]["preemptions"].get<int>(), 0);
+  EXPECT_GT(kernel_end(open, "low"), kernel_end(alone, "low"));
 }

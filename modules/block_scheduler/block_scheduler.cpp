@@ -27,9 +27,6 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
     : sc_module(name), launch_in("launch_in"), host_out("host_out"), sm_out("sm_out"), sm_in("sm_in"), p_(p),
       sm_(sm), clock_(clock), setup_(setup), refused_(sm.count, kNone),
       preempt_started_(sm.count, -1), total_tbs_(total_tbs), progress_("simulating", show_progress) {
-  if (setup.policy != "fcfs")
-    driver_ = std::make_unique<SmDriver>(extension_params(sm, p), setup.mechanism,
-                                         make_policy(setup.policy, setup.dss_budgets));
   launch_in.register_b_transport(this, &BlockScheduler::launch_b_transport);
   sm_in.register_b_transport(this, &BlockScheduler::sm_b_transport);
   std::vector<bool> claimed(sm.count, false);
@@ -47,7 +44,44 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   left_over_.emplace_back(rest);
   thread_cap_.push_back(sm.max_threads);
   part_threads_.assign(left_over_.size(), std::vector<uint32_t>(sm.count, 0));
+  if (setup.policy != "fcfs") make_domains(rest);
   SC_THREAD(run);
+}
+
+// The framework's tables are sized by the SMs of their domain (an SMST entry per SM, a KSRT entry
+// per kernel that can own one); partitions under these policies never share SMs (resolved earlier).
+void BlockScheduler::make_domains(const std::vector<uint32_t>& rest) {
+  sm_domain_.assign(sm_.count, kNone);
+  sm_local_.assign(sm_.count, kNone);
+  auto add = [&](std::vector<uint32_t> sms) {
+    if (sms.empty()) {
+      domains_.push_back(nullptr);  // no SM is left for processes outside the partitions
+      return;
+    }
+    for (uint32_t i = 0; i < sms.size(); ++i) {
+      if (sm_domain_.at(sms[i]) != kNone) throw SimError("SM " + std::to_string(sms[i]) + " in two driver domains");
+      sm_domain_[sms[i]] = static_cast<uint32_t>(domains_.size());
+      sm_local_[sms[i]] = i;
+    }
+    ExtensionParams e = extension_params(sm_, p_);
+    e.num_sms = static_cast<uint32_t>(sms.size());
+    domains_.push_back(std::make_unique<DriverDomain>(
+        *this, std::move(sms), std::make_unique<SmDriver>(e, setup_.mechanism, make_policy(setup_.policy, setup_.dss_budgets))));
+  };
+  for (const auto& part : setup_.partitions) {
+    std::vector<uint32_t> sms = part.sms;
+    if (sms.empty())
+      for (uint32_t i = 0; i < sm_.count; ++i) sms.push_back(i);
+    add(std::move(sms));
+  }
+  add(rest);
+}
+
+uint64_t BlockScheduler::policy_decisions() const {
+  uint64_t n = 0;
+  for (const auto& d : domains_)
+    if (d) n += d->driver().stats().decisions;
+  return n;
 }
 
 uint32_t BlockScheduler::partition_of(const KernelLaunch& k) const {
@@ -59,7 +93,9 @@ uint32_t BlockScheduler::partition_of(const KernelLaunch& k) const {
 size_t BlockScheduler::kernels_waiting() const {
   size_t fcfs = 0;
   for (const auto& lo : left_over_) fcfs += lo.waiting_kernels();
-  return arrivals_.size() + (driver_ ? driver_->waiting_launches() + driver_->active().order().size() : fcfs);
+  for (const auto& d : domains_)
+    if (d) fcfs += d->driver().waiting_launches() + d->driver().active().order().size();
+  return arrivals_.size() + fcfs;
 }
 
 void BlockScheduler::launch_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
@@ -94,15 +130,15 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     const auto* saved = static_cast<const std::vector<SavedTbRecord>*>(ext->info);
     std::vector<SavedTb> tbs;
     for (const auto& s : *saved) tbs.push_back({s.launch->id, s.entry});
-    driver_->preempted(ext->sm, tbs);
+    domain_of(ext->sm).driver().preempted(sm_local_[ext->sm], tbs);
     refused_[ext->sm] = kNone;
   } else if (ext && ext->command == CtrlCommand::tb_wanted) {  // a question: nothing changes
-    ext->accepted = driver_ ? driver_->has_tb_for(ext->sm)
+    ext->accepted = !domains_.empty() ? domain_of(ext->sm).driver().has_tb_for(sm_local_[ext->sm])
                             : std::any_of(left_over_.begin(), left_over_.end(),
                                           [&](const LeftOverFcfs& lo) { return !lo.idle() && lo.serves(ext->sm); });
     return;
   } else if (ext && ext->command == CtrlCommand::room_freed) {
-    if (driver_) driver_->room_freed(ext->sm);
+    if (!domains_.empty()) domain_of(ext->sm).driver().room_freed(sm_local_[ext->sm]);
     refused_[ext->sm] = kNone;
   } else if (ext && ext->command == CtrlCommand::tb_finished) {
     const auto* c = static_cast<const TbCompletion*>(ext->info);
@@ -113,7 +149,8 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     ++k->tbs_done;
     if (const uint32_t part = partition_of(*k); thread_cap_[part] < sm_.max_threads)
       part_threads_[part][c->sm] -= k->kernel->threads_per_tb;
-    const bool complete = driver_ ? driver_->tb_finished(c->sm, k->id) : k->tbs_done == k->kernel->grid;
+    const bool complete = !domains_.empty() ? domain_of(c->sm).driver().tb_finished(sm_local_[c->sm], k->id)
+                                            : k->tbs_done == k->kernel->grid;
     if (complete) kernel_finished(k, c->end);
   } else {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
@@ -129,8 +166,8 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   KernelLaunch* k = active_.at(launch_id);
   const KernelDesc& kd = *k->kernel;
   const uint32_t part = partition_of(*k);
-  // MPS-style share: the partition's resident threads on this SM stay within its limit (partitions
-  // run under fcfs only, so no TB leaves an SM by preemption).
+  // MPS-style share: the partition's resident threads on this SM stay within its limit (thread
+  // limits run under fcfs only, so no TB leaves an SM by preemption).
   const bool capped = thread_cap_[part] < sm_.max_threads;
   if (capped && part_threads_[part][sm] + kd.threads_per_tb > thread_cap_[part]) return false;
   TbDispatch d{k, tb, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb},
@@ -154,9 +191,13 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   return true;
 }
 
-bool BlockScheduler::dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) {
-  return try_dispatch(sm, launch_id, static_cast<uint32_t>(tb), restore);
+bool DriverDomain::dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) {
+  return bs_.try_dispatch(sms_[sm], launch_id, static_cast<uint32_t>(tb), restore);
 }
+void DriverDomain::save_context(uint32_t sm) { bs_.save_context(sms_[sm]); }
+void DriverDomain::preemption_requested(uint32_t sm, Mechanism) { bs_.preemption_requested(sms_[sm]); }
+void DriverDomain::preemption_completed(uint32_t sm) { bs_.preemption_completed(sms_[sm]); }
+void DriverDomain::decision_made() { bs_.decision_made(static_cast<uint32_t>(sms_.size())); }
 
 void BlockScheduler::save_context(uint32_t sm) {
   gpu_ctrl_ext ext;
@@ -166,7 +207,7 @@ void BlockScheduler::save_context(uint32_t sm) {
   send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
 }
 
-void BlockScheduler::preemption_requested(uint32_t sm, Mechanism) {
+void BlockScheduler::preemption_requested(uint32_t sm) {
   preempt_started_[sm] = to_ns(sc_core::sc_time_stamp() + offset_);
 }
 
@@ -174,9 +215,9 @@ void BlockScheduler::preemption_completed(uint32_t sm) {
   preemptions_.push_back({sm, preempt_started_[sm], to_ns(sc_core::sc_time_stamp() + offset_)});
 }
 
-void BlockScheduler::decision_made() {
-  // The policy walks the KSRT/SMST one entry per cycle (SPEC 2).
-  offset_ += clock_.cycles(double(sm_.count) * p_.search_cycles_per_entry);
+void BlockScheduler::decision_made(uint32_t domain_sms) {
+  // The policy walks its domain's KSRT/SMST one entry per cycle (SPEC 2).
+  offset_ += clock_.cycles(double(domain_sms) * p_.search_cycles_per_entry);
 }
 
 void BlockScheduler::run() {
@@ -186,7 +227,7 @@ void BlockScheduler::run() {
       KernelLaunch* k = arrivals_.begin()->second;
       arrivals_.erase(arrivals_.begin());
       active_[k->id] = k;
-      if (driver_) {
+      if (!domains_.empty()) {
         const KernelDesc& kd = *k->kernel;
         DriverKernel dk;
         dk.launch_id = k->id;
@@ -198,21 +239,25 @@ void BlockScheduler::run() {
         dk.registers = kd.registers_per_tb;
         dk.shared_mem = kd.shared_mem_per_tb;
         dk.tbs_per_sm = compute_occupancy(sm_, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb}).tbs_per_sm;
-        driver_->launch(dk);
+        DriverDomain* dom = domains_.at(partition_of(*k)).get();
+        if (!dom) throw SimError("launch " + std::to_string(k->id) + " belongs to no SM (every SM is in a partition)");
+        dom->driver().launch(dk);
       } else {
         left_over_[partition_of(*k)].arrive(k->id, k->kernel->grid);
       }
     }
     dirty_ = false;
     offset_ = SC_ZERO_TIME;
-    if (driver_)
-      driver_->step(*this);
-    else
+    if (!domains_.empty()) {
+      for (auto& d : domains_)
+        if (d) d->driver().step(*d);
+    } else {
       // The refusal check first, inline: Left-Over asks every SM on each pass, and most are full.
       for (auto& lo : left_over_)
         lo.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) {
           return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
         });
+    }
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
       wait(offset_);
       continue;

@@ -2,7 +2,9 @@
 // The SM driver (SPEC 1, 2): takes kernel launches from the command processor and issues their
 // TBs to SMs. Policy fcfs: FCFS with Left-Over over the whole GPU. Other policies: the
 // scheduling framework (SmDriver) with SMs assigned to one kernel at a time, reserved and
-// preempted by context switch or draining. Reports finished kernels to the host.
+// preempted by context switch or draining. Reports finished kernels to the host. Compute
+// partitions (SPEC 6) each get their own Left-Over FCFS or their own scheduling framework over
+// their SMs.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
@@ -35,8 +37,9 @@ struct SchedulingSetup {
   std::string policy = "fcfs";
   Mechanism mechanism = Mechanism::context_switch;
   std::vector<int32_t> dss_budgets;  // per process; -1: equal sharing
-  // SPEC 6 partitions (policy fcfs): each schedules its kernels with its own Left-Over FCFS over
-  // its SMs; processes outside every partition use the SMs no partition lists.
+  // SPEC 6 partitions: each schedules its kernels over its SMs with its own Left-Over FCFS
+  // (policy fcfs) or its own scheduling framework (the other policies); processes outside every
+  // partition use the SMs no partition lists.
   struct Partition {
     std::vector<uint32_t> sms;  // empty: every SM
     double thread_limit = 1.0;  // share of an SM's threads the partition's TBs may hold together
@@ -54,7 +57,32 @@ struct PreemptionRecord {
   double request_ns, done_ns;
 };
 
-class BlockScheduler : public sc_core::sc_module, private DriverPort {
+class BlockScheduler;
+
+// One scheduling domain of the SM-driver policies: the framework (KSRT, SMST, PTBQ, policy) over a
+// set of SMs: the whole GPU, one compute partition's SMs, or the SMs no partition lists. The
+// framework numbers its SMs 0..n-1; the domain translates them to the GPU's.
+class DriverDomain : public DriverPort {
+ public:
+  DriverDomain(BlockScheduler& bs, std::vector<uint32_t> sms, std::unique_ptr<SmDriver> driver)
+      : bs_(bs), sms_(std::move(sms)), driver_(std::move(driver)) {}
+  SmDriver& driver() { return *driver_; }
+  const SmDriver& driver() const { return *driver_; }
+  const std::vector<uint32_t>& sms() const { return sms_; }
+
+ private:
+  bool dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) override;
+  void save_context(uint32_t sm) override;
+  void preemption_requested(uint32_t sm, Mechanism m) override;
+  void preemption_completed(uint32_t sm) override;
+  void decision_made() override;
+
+  BlockScheduler& bs_;
+  std::vector<uint32_t> sms_;  // local index -> GPU SM
+  std::unique_ptr<SmDriver> driver_;
+};
+
+class BlockScheduler : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<BlockScheduler> launch_in;  // from the command processor
   tlm_utils::simple_initiator_socket<BlockScheduler> host_out;  // kernel finished
@@ -69,8 +97,9 @@ class BlockScheduler : public sc_core::sc_module, private DriverPort {
   uint64_t tbs_issued() const { return tbs_issued_; }
   size_t kernels_waiting() const;
   const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
-  const SmDriver* driver() const { return driver_.get(); }
-  SmDriver* driver() { return driver_.get(); }
+  // The scheduling framework of an unpartitioned run (null under fcfs or with partitions).
+  SmDriver* driver() { return domains_.size() == 1 ? &domains_[0]->driver() : nullptr; }
+  uint64_t policy_decisions() const;
 
  private:
   void launch_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -78,12 +107,13 @@ class BlockScheduler : public sc_core::sc_module, private DriverPort {
   void run();
   void kernel_finished(KernelLaunch* k, const sc_core::sc_time& end);
   bool try_dispatch(uint32_t sm, uint32_t launch, uint32_t tb, const PtbqEntry* restore);
-  // DriverPort
-  bool dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) override;
-  void save_context(uint32_t sm) override;
-  void preemption_requested(uint32_t sm, Mechanism m) override;
-  void preemption_completed(uint32_t sm) override;
-  void decision_made() override;
+  // What a driver domain asks of the GPU (GPU SM numbers).
+  friend class DriverDomain;
+  void save_context(uint32_t sm);
+  void preemption_requested(uint32_t sm);
+  void preemption_completed(uint32_t sm);
+  void decision_made(uint32_t domain_sms);
+  DriverDomain& domain_of(uint32_t sm) { return *domains_[sm_domain_[sm]]; }
 
   BlockSchedulerParams p_;
   const SmParams& sm_;
@@ -94,7 +124,10 @@ class BlockScheduler : public sc_core::sc_module, private DriverPort {
   std::vector<uint32_t> thread_cap_;                  // per partition: threads per SM (max_threads: none)
   std::vector<std::vector<uint32_t>> part_threads_;   // [partition][sm] resident threads
   uint32_t partition_of(const KernelLaunch& k) const;
-  std::unique_ptr<SmDriver> driver_;
+  void make_domains(const std::vector<uint32_t>& rest);
+  // SM-driver policies: one domain per partition (the same index), the last for the other SMs.
+  std::vector<std::unique_ptr<DriverDomain>> domains_;
+  std::vector<uint32_t> sm_domain_, sm_local_;  // per GPU SM: its domain and index there
   std::multimap<sc_core::sc_time, KernelLaunch*> arrivals_;
   std::unordered_map<uint32_t, KernelLaunch*> active_;  // launch id -> launch
   sc_core::sc_event wake_;

@@ -28,9 +28,18 @@ using nlohmann::json;
 // partition's processes then allocate only frames of its colours), and who uses the other SMs.
 void resolve_partitions(const PlatformConfig& cfg, WorkloadDesc& w) {
   if (w.partitions.empty()) return;
-  if (w.policy != "fcfs")
-    throw ConfigError(w.policy_source + ": partitions are scheduled with policy fcfs (Left-Over FCFS per partition) "
-                      "in this version; policy '" + w.policy + "' does not take them");
+  // The SM-driver policies give whole SMs to one kernel at a time, each partition through its own
+  // framework tables: a thread share of an SM and a pin view of one SMST do not apply.
+  if (w.policy != "fcfs") {
+    for (const PartitionDesc& p : w.partitions)
+      if (p.thread_limit < 1.0)
+        throw ConfigError(p.source + ": partition '" + p.name + "': thread_limit (an MPS-style share of each SM) needs "
+                          "policy fcfs; policy '" + w.policy + "' (" + w.policy_source + ") gives whole SMs to one kernel");
+    if (cfg.extensions.smst_impl != "core")
+      throw ConfigError(w.partitions[0].source + ": partitions under policy '" + w.policy + "' keep one SMST per "
+                        "partition; extensions.smst.impl '" + cfg.extensions.smst_impl + "' (" + cfg.file +
+                        ") shadows a single one: use impl core");
+  }
   const std::vector<uint64_t> colours = page_colours(cfg);
   std::vector<bool> claimed(cfg.sm.count, false);
   for (PartitionDesc& p : w.partitions) {
@@ -363,7 +372,6 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     tbs_restored += sm->stats().tbs_restored;
     idle_ns += to_ns(end) - to_ns(sm->stats().busy);
   }
-  const auto* drv = gpu.block_scheduler().driver();
   r["scheduling"] = {{"policy", w.policy},
                      {"mechanism", w.policy == "fcfs" ? "none" : w.preemption},
                      {"preemptions", pre.size()},
@@ -373,7 +381,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
                      {"bytes_restored", restored},
                      {"tbs_saved", tbs_saved},
                      {"tbs_restored", tbs_restored},
-                     {"policy_decisions", drv ? drv->stats().decisions : 0},
+                     {"policy_decisions", gpu.block_scheduler().policy_decisions()},
                      {"sm_idle_ns", idle_ns},
                      {"preemption_list", pre}};
   if (cfg.sm.block_switching.enabled)  // bytes_saved / bytes_restored above include their traffic
