@@ -664,6 +664,24 @@ TEST(WarpProgram, LaneAddressAffineAndWrap) {
   EXPECT_EQ(lane_address(w, c, 16), 1000u);
 }
 
+// tb_xor: the address is XORed with the mask of every set bit of the TB index (TB 5 = bits 0, 2);
+// index bits beyond the list leave it alone. Read from a program as `tb_xor: [..]`.
+TEST(WarpProgram, LaneAddressTbXorSwizzle) {
+  AddressExpr e;
+  e.base = 0x100000000;
+  e.tid = 128;
+  e.tb_xor[0] = 0x1000;
+  e.tb_xor[1] = 0x20000;
+  e.tb_xor[2] = 0x480;
+  e.tb_xor_bits = 3;
+  const LaneCoords tb5{5, 0, 32, 32, 0, 0}, tb8{8, 0, 32, 32, 0, 0};
+  EXPECT_EQ(lane_address(e, tb5, 1), (0x100000000u + 128) ^ 0x1000 ^ 0x480);
+  EXPECT_EQ(lane_address(e, tb8, 1), 0x100000000u + 128);
+  const auto p = program("body:\n  - {op: ld.global, dst: r1, addr: {base: 0x1000, tb_xor: [0x80, 0x100000]}}\n");
+  ASSERT_EQ(p->addresses.size(), 1u);
+  EXPECT_EQ(lane_address(p->addresses[0], LaneCoords{3, 0, 32, 32, 0, 0}, 0), 0x1000u ^ 0x80 ^ 0x100000);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Coalescer and shared-memory banks
 // ---------------------------------------------------------------------------------------------

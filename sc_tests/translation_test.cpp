@@ -166,6 +166,50 @@ TEST(MemoryManager, PlacementsAndImplicitSpace) {
   EXPECT_EQ(mm.walk(all, 0x12345).leaf, PageWalk::Leaf::present);
 }
 
+// A run of frames starts at the lowest multiple of its alignment whose frames are all free.
+TEST(FrameAllocator, RunsAreAlignedAndSkipTakenFrames) {
+  const AddressMap map = interleave_map();
+  FrameAllocator a(64 * 4096, 4096, map);  // 64 frames
+  EXPECT_EQ(a.allocate(), std::optional<uint64_t>(0));
+  EXPECT_EQ(a.allocate_run(8, 8), std::optional<uint64_t>(8));    // 0 is taken: the next multiple of 8
+  EXPECT_EQ(a.allocate_run(3, 4), std::optional<uint64_t>(4));    // frames 4..6 are free
+  EXPECT_EQ(a.allocate_run(16, 16), std::optional<uint64_t>(16));
+  EXPECT_EQ(a.allocate_run(32, 32), std::optional<uint64_t>(32));
+  EXPECT_EQ(a.allocate_run(2, 2), std::optional<uint64_t>(2));
+  EXPECT_EQ(a.allocate_run(2, 1), std::nullopt);                   // only frames 1 and 7 are left
+  EXPECT_EQ(a.allocate(), std::optional<uint64_t>(1));
+  EXPECT_EQ(a.allocated(), 63u);
+}
+
+// A contiguous allocation: every page's frame is the run's start plus its page index, the run is
+// aligned to the size rounded up to a power of two, its leaves are present from the start (a
+// walk finds them, copies and faults map nothing more), and another context's pages lie outside it.
+TEST(MemoryManager, ContiguousAllocationIsOneAlignedRun) {
+  const AddressMap map = interleave_map();
+  MemoryManager mm({4096, uint64_t{1} << 30}, map);
+  AddressSpaceDesc d;
+  Allocation big = alloc("big", 0x40000000, 300 * 4096, Placement::device);
+  big.contiguous = true;
+  d.allocations = {alloc("small", 0x10000000, 4096, Placement::device), big};
+  const uint32_t c = mm.create_context(d);
+  const uint64_t first = *mm.frame_of(c, 0x40000);
+  EXPECT_EQ(first % 512, 0u);  // 300 pages: a 512-frame aligned block
+  EXPECT_GT(first, 0u);        // frame 0 holds the page-table root
+  for (uint64_t i = 0; i < 300; ++i) {
+    const PageWalk w = mm.walk(c, 0x40000 + i);
+    ASSERT_EQ(w.leaf, PageWalk::Leaf::present);
+    ASSERT_EQ(w.frame, first + i);
+  }
+  EXPECT_EQ(mm.resident_pages(c), 301u);
+  EXPECT_EQ(mm.make_resident(c, 0x40000000, 300 * 4096), 0u);
+  EXPECT_EQ(mm.resolve_fault(c, 0x40010, 65536), 0u);
+  const uint32_t other = mm.create_context(d);
+  const uint64_t other_first = *mm.frame_of(other, 0x40000);
+  EXPECT_TRUE(other_first >= first + 300 || other_first + 300 <= first);
+  EXPECT_EQ(other_first % 512, 0u);
+  EXPECT_NE(*mm.frame_of(other, 0x10000), *mm.frame_of(c, 0x10000));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fill unit: L2 TLB, walkers, PTE reads through a memory target, faults
 // ---------------------------------------------------------------------------------------------
@@ -546,6 +590,12 @@ TEST(TranslationRun, BadAllocationsAndPageSizesAreRejected) {
   big.replace(big.find("bytes: 4096"), 11, "bytes: 17179869184");
   expect_rejected(gtx1080(), d.write("big.yaml", big), "larger than the device memory");
   expect_rejected(gtx1080(), d.write("place.yaml", alloc_workload("0x20000000", "pinned")), "pinned");
+  expect_rejected(gtx1080(), d.write("contig.yaml", alloc_workload("0x20000000", "host, contiguous: true")),
+                  "a contiguous allocation is device-resident (placement host");
+  std::string coloured = alloc_workload("0x20000000", "device, contiguous: true");
+  coloured.replace(coloured.find("processes:"), 10, "partitions:\n  - {name: P, colours: [0]}\nprocesses:");
+  coloured.replace(coloured.find("  - name: p\n"), 12, "  - name: p\n    partition: P\n");
+  expect_rejected(gtx1080(), d.write("contig_col.yaml", coloured), "is contiguous, so its frames span every page colour");
   std::ifstream pf(gtx1080());
   std::string plat((std::istreambuf_iterator<char>(pf)), std::istreambuf_iterator<char>());
   plat.replace(plat.find("page_bytes: 4096"), 16, "page_bytes: 5000");

@@ -5,9 +5,11 @@ A primary thread (one lane of one warp on SM 0) chases a dependent chain of load
 all map to one (memory module, L2 set, DRAM bank) under the XOR equations of platforms/gtx1080.yaml;
 N secondary threads (one lane each, on SMs 1..19) chase their own lines in the same set and bank
 (SCSB), another set of the same bank (DCSB), the same set of another bank (SCDB), another set
-and bank of the same module (DCDB) or another module (DM). For every pattern and N the script
-builds a two-process workload from configs/experiments/jain_interference.yaml (see its header
-for every modelling choice), runs `build/mpgpu run`, and reports the primary's run time
+and bank of the same module (DCDB) or another module (DM). The lines are offsets in one
+physically contiguous allocation, reached through the page tables; lines of one (module, set,
+bank) are offsets in the null space of the XOR equations. For every pattern and N the script
+builds a one-process workload (two streams: the primary kernel, the N-TB secondary kernel) from configs/experiments/jain_interference.yaml
+(see its header for every modelling choice), runs `build/mpgpu run`, and reports the primary's run time
 normalized to N = 0, model vs published (worst SCSB, best DM, more than 10x apart). Outputs
 (workloads, stats.json, summary_<mode>.json) go under out/jain_interference/. Ends with one JSON
 line of the key figures.
@@ -16,9 +18,9 @@ Usage: python3 scripts/jain_interference.py [--quick] [--jobs N] [--out DIR] [--
   full:       N in {0, 1, 2, 5, 10, 20, 50} (31 simulations; about 15-20 s on 2 cores);
   --jobs N:   simulations at a time (default: the number of cores);
   --set K=V:  extra platform override for every run (sensitivity studies; use another --out);
-  --show-map: only print the decoded (module, set, bank, row) of the lines used, and the bits
-              entering each equation (from the platform file, as modules/common/address_map.cpp
-              decodes), then exit.
+  --show-map: only print the decoded (module, set, bank, row) of the lines used (as offsets in
+              the allocation), the bits entering each equation and the null-space basis (from
+              the platform file, as modules/common/address_map.cpp decodes), then exit.
 """
 import os
 import sys
@@ -39,7 +41,6 @@ from experiment_util import MPGPU, ROOT, run_simulation, snapshot_binary  # noqa
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_interference.yaml")
 TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
 BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
-SEC_TB_SPACING = 64  # secondary TB t's line j is (64 j + t) line strides above its base
 
 
 class XorMap:
@@ -74,14 +75,61 @@ def delta_of(bits):
     return sum(1 << b for b in bits)
 
 
-def primary_line(exp, j):
-    k = exp["kernels"]["primary"]
-    return k["base"] + j * exp["line_stride"]
+def null_basis(m, top_bit):
+    """Offsets (bits 7..top_bit-1) that decode to module 0, set 0, bank 0: one vector per free bit,
+    in the order of their free bits (each vector's highest bit is its free bit)."""
+    eqs = m.pb + m.sb + m.bb
+
+    def col(b):
+        return sum(1 << i for i, e in enumerate(eqs) if b in e)
+    pivots, basis = {}, []  # pivots: leading equation -> (equation vector, offset bits)
+    for b in range(7, top_bit):
+        v, comb = col(b), 1 << b
+        for lead in sorted(pivots, reverse=True):
+            if v >> lead & 1:
+                v ^= pivots[lead][0]
+                comb ^= pivots[lead][1]
+        if v:
+            pivots[v.bit_length() - 1] = (v, comb)
+        else:
+            basis.append(comb)
+    return basis
 
 
-def secondary_line(exp, pattern, t, j):
-    k = exp["kernels"]["secondary"]
-    return k["base"] + delta_of(exp["patterns"][pattern]) + (SEC_TB_SPACING * j + t) * exp["line_stride"]
+def line_offset(basis, i):
+    """Line i of one (module, set, bank): the XOR of the basis vectors selected by i's bits."""
+    x = 0
+    for k, v in enumerate(basis):
+        if i >> k & 1:
+            x ^= v
+    return x
+
+
+J_BITS = 5  # line index bits 0..4: the line within a chain; bits 5..: the secondary TB
+
+
+def primary_line(exp, basis, p):
+    """Primary line p: the line numbers 24..31 no secondary uses, times TB parts 0, 1, 2, ..."""
+    free = (1 << J_BITS) - exp["kernels"]["secondary"]["lines"]
+    return line_offset(basis, (exp["kernels"]["secondary"]["lines"] + p % free) | (p // free) << J_BITS)
+
+
+def secondary_base(exp, basis, pattern, j):
+    """Secondary line j of TB 0 (offset); TB t's is this XOR tb_masks(t)."""
+    return line_offset(basis, j) ^ delta_of(exp["patterns"][pattern])
+
+
+def tb_masks(basis):
+    """The kernel's tb_xor: index bit J_BITS + k of the line number for TB index bit k."""
+    return [basis[J_BITS + k] for k in range(len(basis) - J_BITS)]
+
+
+def secondary_line(exp, basis, pattern, t, j):
+    x = secondary_base(exp, basis, pattern, j)
+    for k, v in enumerate(tb_masks(basis)):
+        if t >> k & 1:
+            x ^= v
+    return x
 
 
 def relation(m, p, s):
@@ -91,79 +139,99 @@ def relation(m, p, s):
     return ("SC" if s[1] == p[1] else "DC") + ("SB" if s[2] == p[2] else "DB")
 
 
-def check_map(exp, m, n_max):
-    """Every line used has the decode its pattern promises; returns a list of problems."""
+def check_map(exp, m, basis, n_max):
+    """Every line used has the decode its pattern promises, lies in the allocation and in a row of
+    its own; returns a list of problems."""
     prob = []
     kp, ks = exp["kernels"]["primary"], exp["kernels"]["secondary"]
-    p0 = m.decode(primary_line(exp, 0))
+    size = exp["allocation"]["bytes"]
+    if size & (size - 1) or exp["allocation"]["va"] % size:
+        prob.append("the allocation must be a power of two in size and aligned to it (offsets = physical bits)")
+    free = (1 << J_BITS) - ks["lines"]
+    if ks["lines"] >= 1 << J_BITS or free <= 0 or (kp["lines"] + free - 1) // free > 1 << (len(basis) - J_BITS):
+        prob.append(f"line numbers: {J_BITS} bits per chain do not hold the primary's and a secondary's lines")
+    if n_max > 1 << (len(basis) - J_BITS):
+        prob.append(f"{n_max} secondaries need more than the {len(basis) - J_BITS} TB-index bits of the null space")
+    used = {primary_line(exp, basis, j) for j in range(kp["lines"])}
+    if len(used) != kp["lines"]:
+        prob.append("primary lines repeat")
+    p0 = m.decode(primary_line(exp, basis, 0))
+    rows = set()
     for j in range(kp["lines"]):
-        d = m.decode(primary_line(exp, j))
+        d = m.decode(primary_line(exp, basis, j))
+        rows.add(d[3])
         if d[:3] != p0[:3]:
             prob.append(f"primary line {j} decodes to {d}, not {p0[:3]}")
-    rows = {m.decode(primary_line(exp, j))[3] for j in range(kp["lines"])}
     if len(rows) != kp["lines"]:
         prob.append("primary lines share DRAM rows")
-    if max(exp["secondaries"]["full"] + exp["secondaries"]["quick"]) > SEC_TB_SPACING:
-        prob.append(f"more than {SEC_TB_SPACING} secondaries would share lines")
     for pat in exp["patterns"]:
+        seen = set()
         for t in range(n_max):
             for j in range(ks["lines"]):
-                d = m.decode(secondary_line(exp, pat, t, j))
+                a = secondary_line(exp, basis, pat, t, j)
+                d = m.decode(a)
+                if pat == "SCSB" and a in used:
+                    prob.append(f"secondary {t} line {j} is a primary line")
+                if a >= size:
+                    prob.append(f"{pat}: secondary {t} line {j} at offset {a:#x} is outside the allocation")
                 if relation(m, p0, d) != pat:
                     prob.append(f"{pat}: secondary {t} line {j} decodes to {d}: {relation(m, p0, d)}")
                     break
+                seen.add(a)
+        if len(seen) != n_max * ks["lines"]:
+            prob.append(f"{pat}: secondaries share lines")
     if kp["lines"] <= 16 or ks["lines"] <= 16:
         prob.append("chains of <= 16 lines would hit in the 16-way L2")
     return prob
 
 
-def show_map(exp, m):
+def show_map(exp, m, basis):
     print("bits entering the equations (b0..b2 module, c3..c9 set, b3..b6 bank):")
     for b in range(7, 34):
         print(f"  bit {b:2d}: {' '.join(m.entering(b)) or '-'}")
-    print(f"\n{'line':<30}{'address':>18}{'module':>8}{'set':>5}{'bank':>6}{'row':>12}")
+    print("\nnull-space basis (offsets decoding to module 0, set 0, bank 0):")
+    for k, v in enumerate(basis):
+        print(f"  index bit {k:2d}: {v:#12x} (free bit {v.bit_length() - 1})")
+    print(f"\n{'line (offset in the allocation)':<34}{'offset':>14}{'module':>8}{'set':>5}{'bank':>6}{'row':>8}")
     for j in (0, 1, 31):
-        a = primary_line(exp, j)
-        print(f"{'primary line ' + str(j):<30}{a:>#18x}" + "".join(f"{v:>{w}}" for v, w in zip(m.decode(a), (8, 5, 6, 12))))
+        a = primary_line(exp, basis, j)
+        print(f"{'primary line ' + str(j):<34}{a:>#14x}" + "".join(f"{v:>{w}}" for v, w in zip(m.decode(a), (8, 5, 6, 8))))
     for pat, bits in exp["patterns"].items():
         for t, j in ((0, 0), (0, 1), (49, 23)):
-            a = secondary_line(exp, pat, t, j)
-            lab = f"{pat} (+{bits}) TB {t} line {j}"
-            print(f"{lab:<30}{a:>#18x}" + "".join(f"{v:>{w}}" for v, w in zip(m.decode(a), (8, 5, 6, 12))))
+            a = secondary_line(exp, basis, pat, t, j)
+            lab = f"{pat} (^{bits}) TB {t} line {j}"
+            print(f"{lab:<34}{a:>#14x}" + "".join(f"{v:>{w}}" for v, w in zip(m.decode(a), (8, 5, 6, 8))))
 
 
-def chain(lines_addr, extra=None):
-    body = []
-    for a in lines_addr:
-        addr = {"base": a}
-        if extra:
-            addr.update(extra)
-        body.append({"op": "ld.global", "dst": "r1", "src": ["r1"], "addr": addr})
-    return body
+def chain(lines_addr):
+    return [{"op": "ld.global", "dst": "r1", "src": ["r1"], "addr": {"base": a}} for a in lines_addr]
 
 
-def kernel(exp, role, pattern, n):
+def kernel(exp, role, grid, addrs):
     k = exp["kernels"][role]
-    out = {"grid": 1 if role == "primary" else n, "threads_per_tb": k["threads_per_tb"],
-           "registers_per_thread": k["registers_per_thread"], "shared_mem_per_tb": k["shared_mem_per_tb"]}
-    if role == "primary":
-        loads = chain([primary_line(exp, j) for j in range(k["lines"])])
-    else:
-        tb_term = exp["line_stride"] // k["threads_per_tb"]  # gtid = 32 tb for lane 0: tb x 2^33
-        loads = chain([secondary_line(exp, pattern, 0, j) for j in range(k["lines"])], {"gtid": tb_term})
+    out = {"grid": grid, "threads_per_tb": k["threads_per_tb"], "registers_per_thread": k["registers_per_thread"],
+           "shared_mem_per_tb": k["shared_mem_per_tb"]}
     prog = copy.deepcopy(k["program"])
-    prog["body"] = [{"loop": k["passes"], "body": loads}]
+    prog["body"] = [{"loop": k["passes"], "body": [{"op": "ld.global", "dst": "r1", "src": ["r1"], "addr": a}
+                                                   for a in addrs]}]
     out["program"] = prog
     return out
 
 
-def workload(exp, pattern, n):
-    kernels = {"primary": kernel(exp, "primary", pattern, n)}
-    procs = [{"name": "primary", "launches": [{"kernel": "primary"}]}]
+def workload(exp, basis, pattern, n):
+    va = exp["allocation"]["va"]
+    kp, ks = exp["kernels"]["primary"], exp["kernels"]["secondary"]
+    kernels = {"primary": kernel(exp, "primary", 1,
+                                 [{"base": va + primary_line(exp, basis, j)} for j in range(kp["lines"])])}
+    streams = [{"launches": [{"kernel": "primary"}]}]
     if n:
-        kernels["secondary"] = kernel(exp, "secondary", pattern, n)
-        procs.append({"name": "secondary", "launches": [{"kernel": "secondary"}]})
-    return {"name": f"jain-{pattern}-{n}", "seed": 1, "policy": "fcfs", "kernels": kernels, "processes": procs}
+        masks = tb_masks(basis)
+        kernels["secondary"] = kernel(exp, "secondary", n, [{"base": va + secondary_base(exp, basis, pattern, j),
+                                                             "tb_xor": masks} for j in range(ks["lines"])])
+        streams.append({"launches": [{"kernel": "secondary"}]})
+    alloc = {"name": "lines", "va": va, "bytes": exp["allocation"]["bytes"], "contiguous": True}
+    proc = {"name": "interference", "memory": {"allocations": [alloc]}, "streams": streams}
+    return {"name": f"jain-{pattern}-{n}", "seed": 1, "policy": "fcfs", "kernels": kernels, "processes": [proc]}
 
 
 def run_mpgpu(platform, sets, wl, out_dir):
@@ -188,6 +256,8 @@ def measure(s, n):
             probs.append("secondary kernel ended before the primary")
         if sec["start_ns"] > p["start_ns"] + 100:
             probs.append(f"secondaries started {sec['start_ns'] - p['start_ns']:.0f} ns after the primary")
+    tr = s["processes"][0].get("translation", {})
+    r["translation"] = {k: v for k, v in tr.items() if k in ("l1_tlb", "l2_tlb") or not isinstance(v, (list, dict))}
     mem = s.get("memory", {})
     r["memory"] = {k: v for k, v in mem.items() if not isinstance(v, (list, dict))}
     return r, probs
@@ -208,15 +278,16 @@ def main():
     with open(platform) as f:
         plat = yaml.safe_load(f)
     m = XorMap(plat)
+    basis = null_basis(m, exp["allocation"]["bytes"].bit_length() - 1)
     if a.show_map:
-        show_map(exp, m)
+        show_map(exp, m, basis)
         return
     mode = "quick" if a.quick else "full"
     for kv in a.set:
         k, _, v = kv.partition("=")
         exp["sets"][k] = v
     ns = exp["secondaries"][mode]
-    probs = check_map(exp, m, max(ns))
+    probs = check_map(exp, m, basis, max(ns))
     if probs:
         sys.exit("address map check failed:\n  " + "\n  ".join(probs))
     if not os.path.exists(MPGPU):
@@ -226,26 +297,27 @@ def main():
     BIN, bin_desc = snapshot_binary(a.out)
     t0 = time.time()
     try:
-        summary = run(a, exp, m, mode, ns, platform, bin_desc, t0)
+        summary = run(a, exp, m, basis, mode, ns, platform, bin_desc, t0)
     finally:
         os.remove(BIN)
     print(json.dumps(summary))
 
 
-def run(a, exp, m, mode, ns, platform, bin_desc, t0):
-    p0 = m.decode(primary_line(exp, 0))
+def run(a, exp, m, basis, mode, ns, platform, bin_desc, t0):
+    p0 = m.decode(primary_line(exp, basis, 0))
     print(f"SPEC 6 interference (Jain): {mode} mode, {bin_desc}, --set " +
           " ".join(f"{k}={v}" for k, v in exp["sets"].items()))
-    print(f"primary: module {p0[0]}, set {p0[1]}, bank {p0[2]}; {exp['kernels']['primary']['lines']} lines x "
+    print(f"primary (offsets from the allocation's start, decoded as if it started at 0): module {p0[0]}, set {p0[1]}, "
+          f"bank {p0[2]}; {exp['kernels']['primary']['lines']} lines x "
           f"{exp['kernels']['primary']['passes']} passes; secondaries: "
-          + ", ".join(f"{pat} m/s/b {'/'.join(map(str, m.decode(secondary_line(exp, pat, 0, 0))[:3]))}"
+          + ", ".join(f"{pat} m/s/b {'/'.join(map(str, m.decode(secondary_line(exp, basis, pat, 0, 0))[:3]))}"
                       for pat in exp["patterns"]))
     jobs = [("alone", 0)] + [(pat, n) for pat in exp["patterns"] for n in ns if n]
     results, problems = {}, []
 
     def one(job):
         pat, n = job
-        wl = workload(exp, pat if n else "SCSB", n)
+        wl = workload(exp, basis, pat if n else "SCSB", n)
         s, host = run_mpgpu(platform, exp["sets"], wl, os.path.join(a.out, mode, f"{pat}_{n}"))
         r, pr = measure(s, n)
         r["host_s"] = host
@@ -282,6 +354,13 @@ def run(a, exp, m, mode, ns, platform, bin_desc, t0):
         rows = "/".join(str(mm.get(f"dram_row_{x}")) for x in ("hits", "misses", "conflicts"))
         print(f"{pat:<8}{mm.get('l2_hit_rate', float('nan')):>8.2f}{mm.get('l2_mshr_occupancy', float('nan')):>10.2f}"
               f"{mm.get('l2_mshr_full_waits', 0):>17}{rows:>28}{mm.get('dram_bandwidth_gbps', float('nan')):>11.2f}")
+    print(f"\ntranslation at N={nmax} (2 MiB pages; walks = pages touched once: no TLB capacity misses):")
+    print(f"{'pattern':<8}{'L1 TLB hit':>11}{'L2 TLB hit':>11}{'walks':>7}{'mean walk (cycles)':>20}")
+    for pat in ["alone"] + list(exp["patterns"]):
+        tr = results[(pat, 0 if pat == "alone" else nmax)]["translation"]
+        l1, l2 = tr.get("l1_tlb", {}), tr.get("l2_tlb", {})
+        rate = lambda t: t.get("hits", 0) / t["accesses"] if t.get("accesses") else float("nan")
+        print(f"{pat:<8}{rate(l1):>11.2f}{rate(l2):>11.2f}{tr.get('walks', 0):>7}{tr.get('walk_cycles_mean', 0):>20.0f}")
     print(f"\n{'':<34}{'model':>24}{'published':>24}")
     print(f"{'worst (most slowdown) at N=' + str(nmax):<34}{' = '.join(groups[0]):>24}{'SCSB':>24}")
     print(f"{'best (least slowdown) at N=' + str(nmax):<34}{' = '.join(groups[-1]):>24}{'DM':>24}")

@@ -24,6 +24,11 @@ struct Allocation {
   uint64_t va = 0, bytes = 0;
   Placement placement = Placement::device;
   std::string source;  // file:line:col, for messages
+  // Backed by one physically contiguous run of frames aligned to the allocation's size rounded up
+  // to a power of two (a buddy allocator's block; what a large allocation on an idle GPU gets). A
+  // program can then place lines by physical address bits relative to the allocation's start
+  // (SPEC 6's interference experiment). Device placement, no page colouring.
+  bool contiguous = false;
 };
 
 // The model's virtual addresses: 48 bits; register spills live in the upper half, a window every

@@ -36,6 +36,21 @@ std::optional<uint64_t> FrameAllocator::allocate(uint64_t allowed) {
   return std::nullopt;
 }
 
+std::optional<uint64_t> FrameAllocator::allocate_run(uint64_t count, uint64_t align) {
+  if (count == 0 || align == 0) return std::nullopt;
+  const auto first_taken_from = [&](uint64_t i) { return i == 0 ? taken_.find_first() : taken_.find_next(i - 1); };
+  for (uint64_t start = 0; start + count <= frames_;) {
+    const uint64_t t = first_taken_from(start);
+    if (t == boost::dynamic_bitset<>::npos || t >= start + count) {
+      for (uint64_t f = start; f < start + count; ++f) taken_.set(f);
+      allocated_ += count;
+      return start;
+    }
+    start = (t / align + 1) * align;  // the next aligned start past the taken frame
+  }
+  return std::nullopt;
+}
+
 std::vector<uint64_t> FrameAllocator::colours_of(const AddressMap& map, uint64_t page_bytes, uint64_t frames) {
   std::set<uint64_t> seen;
   const uint64_t scan = std::min<uint64_t>(frames, 4096);

@@ -24,6 +24,9 @@ class FrameAllocator {
   // The lowest free frame (as a frame number) whose modules are within `allowed_modules`
   // (bit i: module i; 0: any); none when memory (of that colour) is exhausted.
   std::optional<uint64_t> allocate(uint64_t allowed_modules = 0);
+  // The lowest free run of `count` frames starting at a multiple of `align` frames (any colour),
+  // all taken; none when no such run is free.
+  std::optional<uint64_t> allocate_run(uint64_t count, uint64_t align);
   // Bit i set: some line of frame `frame` maps to memory module i.
   uint64_t modules_of(uint64_t frame) const { return modules_of(map_, page_bytes_, frame); }
   static uint64_t modules_of(const AddressMap& map, uint64_t page_bytes, uint64_t frame);

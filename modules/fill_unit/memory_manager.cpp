@@ -53,9 +53,19 @@ uint32_t MemoryManager::create_context(const AddressSpaceDesc& desc) try {
   c.nodes.emplace(node_key(0, 0), c.root);
   for (const Allocation& a : c.desc.allocations) {
     const uint64_t first = a.va >> page_shift_, last = (a.va + a.bytes - 1) >> page_shift_;
+    c.run_start.push_back(kNoRun);
+    if (a.contiguous) {  // one aligned run of frames; its leaves point into it from the start
+      const uint64_t pages = last - first + 1;
+      uint64_t align = 1;  // the size rounded up to a power of two
+      while (align < pages) align <<= 1;
+      const auto run = frames_.allocate_run(pages, align);
+      if (!run) throw OutOfDeviceMemory{};
+      c.run_start.back() = *run;
+      c.run_pages += pages;
+    }
     for (uint64_t vpn = first; vpn <= last; ++vpn) {
       if (vpn == first || (vpn & ((uint64_t{1} << kIndexBits) - 1)) == 0) build_path(c, vpn);
-      if (a.placement == Placement::device) map(c, vpn);
+      if (a.placement == Placement::device && !a.contiguous) map(c, vpn);
     }
   }
   contexts_.push_back(std::move(c));
@@ -75,6 +85,13 @@ const Allocation* MemoryManager::find(const Context& c, uint64_t va) const {
   return va - it->va < it->bytes ? &*it : nullptr;
 }
 
+std::optional<uint64_t> MemoryManager::run_frame(const Context& c, uint64_t vpn) const {
+  if (c.run_pages == 0) return std::nullopt;
+  const Allocation* a = find(c, vpn << page_shift_);
+  if (!a || !a->contiguous) return std::nullopt;
+  return c.run_start[a - c.desc.allocations.data()] + (vpn - (a->va >> page_shift_));
+}
+
 bool MemoryManager::implicit(const Context& c, uint64_t va) const {
   return va >> kVirtualAddressBits == 0 && (c.desc.allocations.empty() || va >= kLocalMemoryBase);
 }
@@ -87,6 +104,9 @@ PageWalk MemoryManager::walk(uint32_t context, uint64_t vpn) {
   if (resident != c.frames.end()) {
     w.leaf = PageWalk::Leaf::present;
     w.frame = resident->second;
+  } else if (const auto run = run_frame(c, vpn)) {
+    w.leaf = PageWalk::Leaf::present;
+    w.frame = *run;
   } else if (const Allocation* a = find(c, va)) {
     w.leaf = a->placement == Placement::host ? PageWalk::Leaf::not_resident_host : PageWalk::Leaf::not_resident_lazy;
   } else if (implicit(c, va)) {
@@ -121,7 +141,7 @@ uint64_t MemoryManager::resolve_fault(uint32_t context, uint64_t vpn, uint64_t g
   uint64_t mapped = 0;
   try {
     for (uint64_t p = lo >> page_shift_; p <= (hi - 1) >> page_shift_; ++p)
-      if (!c.frames.count(p)) map(c, p), mapped += p_.page_bytes;
+      if (!c.frames.count(p) && !run_frame(c, p)) map(c, p), mapped += p_.page_bytes;
   } catch (const OutOfDeviceMemory&) {
     return kOutOfMemory;
   }
@@ -133,7 +153,7 @@ uint64_t MemoryManager::make_resident(uint32_t context, uint64_t va, uint64_t by
   uint64_t mapped = 0;
   try {
     for (uint64_t p = va >> page_shift_; bytes && p <= (va + bytes - 1) >> page_shift_; ++p) {
-      if (c.frames.count(p)) continue;
+      if (c.frames.count(p) || run_frame(c, p)) continue;
       const uint64_t pva = p << page_shift_;
       if (!find(c, pva) && !implicit(c, pva)) continue;
       build_path(c, p);
@@ -149,7 +169,7 @@ uint64_t MemoryManager::make_resident(uint32_t context, uint64_t va, uint64_t by
 std::optional<uint64_t> MemoryManager::frame_of(uint32_t context, uint64_t vpn) const {
   const Context& c = contexts_.at(context);
   const auto it = c.frames.find(vpn);
-  if (it == c.frames.end()) return std::nullopt;
+  if (it == c.frames.end()) return run_frame(c, vpn);
   return it->second;
 }
 

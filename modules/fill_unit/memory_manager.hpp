@@ -56,7 +56,9 @@ class MemoryManager {
   std::optional<uint64_t> frame_of(uint32_t context, uint64_t vpn) const;
 
   const FrameAllocator& frames() const { return frames_; }
-  uint64_t resident_pages(uint32_t context) const { return context < contexts_.size() ? contexts_[context].frames.size() : 0; }
+  uint64_t resident_pages(uint32_t context) const {
+    return context < contexts_.size() ? contexts_[context].frames.size() + contexts_[context].run_pages : 0;
+  }
   uint32_t contexts() const { return static_cast<uint32_t>(contexts_.size()); }
 
  private:
@@ -64,10 +66,15 @@ class MemoryManager {
     AddressSpaceDesc desc;  // allocations sorted by address
     uint64_t root = 0;
     std::unordered_map<uint64_t, uint64_t> nodes;  // (level, index prefix) -> node address
-    std::unordered_map<uint64_t, uint64_t> frames;  // vpn -> frame of resident pages
+    std::unordered_map<uint64_t, uint64_t> frames;  // vpn -> frame of resident pages (not in runs)
+    std::vector<uint64_t> run_start;  // per allocation: first frame of its contiguous run, or kNoRun
+    uint64_t run_pages = 0;           // pages of contiguous runs (resident from creation)
     uint64_t node_frame = 0, nodes_left = 0;         // page-table nodes are carved 4 KB at a time
   };
   const Allocation* find(const Context& c, uint64_t va) const;
+  static constexpr uint64_t kNoRun = ~uint64_t{0};
+  // The frame of a page of a contiguous allocation (none for other pages).
+  std::optional<uint64_t> run_frame(const Context& c, uint64_t vpn) const;
   bool implicit(const Context& c, uint64_t va) const;
   uint64_t new_node(Context& c);
   uint64_t new_frame(const Context& c);

@@ -119,6 +119,10 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
                                         "of platform '{}' ({} MiB, {}: fill_unit.device_memory_bytes)",
                                         a.source, a.name, p.name, a.bytes >> 20, cfg.name, mem >> 20, cfg.file));
         if (a.placement == Placement::device) resident += a.bytes;
+        if (a.contiguous && p.address_space.allowed_modules)
+          throw ConfigError(a.source + ": allocation '" + a.name + "' of process '" + p.name + "' is contiguous, so its "
+                            "frames span every page colour; its process takes frames only from some memory modules (" +
+                            (p.partition >= 0 ? w.partitions[p.partition].colours_source : p.address_space.modules_source) + ")");
       }
       const uint64_t all = cfg.l2.slices >= 64 ? ~uint64_t{0} : (uint64_t{1} << cfg.l2.slices) - 1;
       if (p.address_space.allowed_modules & ~all)

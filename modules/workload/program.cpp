@@ -69,6 +69,11 @@ AddressExpr parse_address(const ConfigNode& n) {
     e.tb = n.opt_int("tb", 0, -kStride, kStride);
     e.iter = n.opt_int("iter", 0, -kStride, kStride);
     e.wrap = n.opt_int("wrap", 0, 0, int64_t{1} << 40);
+    if (auto x = n.opt("tb_xor")) {
+      if (x->items().size() > AddressExpr::kTbXorBits)
+        x->fail("at most " + std::to_string(AddressExpr::kTbXorBits) + " masks (one per bit of the TB index)");
+      for (const auto& v : x->items()) e.tb_xor[e.tb_xor_bits++] = v.as_int(0, int64_t{1} << 48);
+    }
   }
   n.finish();
   return e;
@@ -197,7 +202,10 @@ uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) 
     off %= int64_t(e.wrap);
     if (off < 0) off += int64_t(e.wrap);
   }
-  return e.base + uint64_t(off);
+  uint64_t swizzle = 0;
+  for (uint32_t k = 0; k < e.tb_xor_bits; ++k)
+    if (c.tb >> k & 1) swizzle ^= e.tb_xor[k];
+  return (e.base + uint64_t(off)) ^ swizzle;
 }
 
 const char* unit_class_name(UnitClass c) {

@@ -19,6 +19,12 @@ struct AddressExpr {
   // lane: lane in warp; warp: warp in TB; tb: TB in grid; iter: innermost loop iteration).
   int64_t tid = 0, gtid = 0, lane = 0, warp = 0, tb = 0, iter = 0;
   uint64_t wrap = 0;  // affine: offset taken modulo wrap (0: no wrap), to bound a working set
+  // affine: the address is XORed with tb_xor[k] for every set bit k of the TB index (a swizzle:
+  // TBs told apart by address bits that addition cannot reach without carries, e.g. lines of one
+  // L2 set and DRAM bank under an XOR hash). Bits of the TB index beyond the list are ignored.
+  static constexpr uint32_t kTbXorBits = 16;
+  uint64_t tb_xor[kTbXorBits] = {};
+  uint8_t tb_xor_bits = 0;
   // random: uniformly in [base, base + range), aligned to the access width.
   uint64_t range = 0, seed = 0;
 };

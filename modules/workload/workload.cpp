@@ -236,6 +236,10 @@ class WorkloadReader {
         const std::string pl = item.opt_enum("placement", "device", {"device", "host", "lazy"});
         a.placement = pl == "host" ? Placement::host : pl == "lazy" ? Placement::lazy : Placement::device;
         a.source = item.where();
+        a.contiguous = item.opt_bool("contiguous", false);
+        if (a.contiguous && a.placement != Placement::device)
+          item.req("contiguous").fail("a contiguous allocation is device-resident (placement " +
+                                      std::string(placement_name(a.placement)) + " maps pages one by one)");
         if (a.va + a.bytes > kLocalMemoryBase)
           item.req("bytes").fail("the allocation ends above 2^47, where the local-memory window starts");
         for (const Allocation& o : as.allocations)
