@@ -30,16 +30,21 @@ class BusyIntervals {
   // context through one partition's port at once, would each walk all of it otherwise).
   uint64_t earliest(uint64_t t, uint64_t len) const {
     if (len == 0 || t >= end_) return t;  // past every booking: the common in-order case
-    const bool known = len >= no_slot_len_ && no_slot_from_ <= t && t < no_slot_to_;
-    uint64_t s = known ? no_slot_to_ : t;
+    // A search entering the remembered range from below jumps over it too, and then remembers
+    // the whole of [t, s): requests from many SMs arrive at different times in front of one
+    // backlog, and each would otherwise walk up to it and through it.
+    const bool memo = len >= no_slot_len_ && no_slot_from_ < no_slot_to_;
+    uint64_t s = t;
     for (;;) {
+      if (memo && no_slot_from_ <= s && s < no_slot_to_) s = no_slot_to_;
       s = next_free(s);
+      if (memo && no_slot_from_ <= s && s < no_slot_to_) continue;
       const uint64_t b = next_busy(s, s + len);
       if (b == s + len) break;
       s = b;
     }
-    if (known && len == no_slot_len_) {
-      no_slot_to_ = s;
+    if (memo && len == no_slot_len_ && t <= no_slot_to_ && s >= no_slot_from_) {
+      no_slot_from_ = std::min(no_slot_from_, t), no_slot_to_ = s;  // [t, s) joined to the known range
     } else if (s - t >= 128) {
       no_slot_from_ = t, no_slot_to_ = s, no_slot_len_ = len;
     }

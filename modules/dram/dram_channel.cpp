@@ -10,12 +10,13 @@ DramChannel::DramChannel(const DramParams& p, bool reorder_row_hits, uint64_t ho
     : p_(p), reorder_(reorder_row_hits), horizon_(horizon), banks_(p.banks) {}
 
 uint64_t DramChannel::fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const {
-  uint64_t c = lower, before;
-  do {  // each table only pushes c later; stop when all agree
-    before = c;
-    c = command_bus_.earliest(c, 1);
-    if (spacing) c = spacing->earliest(c, window);
-  } while (c != before);
+  uint64_t c = command_bus_.earliest(lower, 1);
+  while (spacing) {  // each table only pushes c later; stop when the other accepts it
+    const uint64_t s = spacing->earliest(c, window);
+    if (s == c) break;
+    c = command_bus_.earliest(s, 1);
+    if (c == s) break;
+  }
   return c;
 }
 
@@ -34,14 +35,25 @@ DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t late
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower, before;
   for (uint32_t k = 0; k < bursts; ++k) {
-    int rounds = 0;
+    // Rounds over the three tables until a round moves nothing; a round stops early once the
+    // last three lookups in a row (across the round boundary) left c where it was: every table
+    // accepts c, so the rest of the round could not move it. Same result, fewer lookups.
+    int rounds = 0, agree = 0;
     do {
       before = c;
-      if (++rounds > kMaxFitRounds) c = std::max(c, tail);
-      c = command_bus_.earliest(c, 1);
-      c = column_spacing_.earliest(c, p_.timing.CCD);
-      c = data_bus_.earliest(c + lat, burst) - lat;
-    } while (c != before && c <= latest);
+      if (++rounds > kMaxFitRounds) c = std::max(c, tail), agree = 0;
+      const uint64_t a = command_bus_.earliest(c, 1);
+      agree = a == c ? agree + 1 : 1;
+      if (agree >= 3) break;
+      const uint64_t b = column_spacing_.earliest(a, p_.timing.CCD);
+      agree = b == a ? agree + 1 : 1;
+      if (agree >= 3) {
+        c = b;
+        break;
+      }
+      c = data_bus_.earliest(b + lat, burst) - lat;
+      agree = c == b ? agree + 1 : 1;
+    } while (agree < 3 && c <= latest);
     if (c > latest) return {};
     cas.push_back(c);
     c += step;
