@@ -1,4 +1,4 @@
-// mpgpu: the command-line front end. validate | run | report.
+// mpgpu: the command-line front end. validate | run | report | schema.
 #include <systemc>
 
 #include <cstdlib>
@@ -18,6 +18,7 @@
 #include "platform/platform_config.hpp"
 #include "platform/simulation.hpp"
 #include "report.hpp"
+#include "schema.hpp"
 #include "workload/trace_workload.hpp"
 
 using namespace mpgpu;
@@ -275,6 +276,13 @@ int sc_main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   report->add_option("--workload", a.workload, "workload YAML file");
+  SchemaArgs sa;
+  auto* schema = app.add_subcommand("schema", "print the platform and workload key reference (Markdown)");
+  schema->add_option("--platform", sa.platforms, "platform files whose loading shows the keys")->required();
+  schema->add_option("--workload", sa.workloads, "workload files whose loading shows the keys");
+  schema->add_option("--set", sa.sets, "platform override for every platform loaded (to show optional sections)");
+  schema->add_option("--notes", sa.notes, "YAML of each key's unit and meaning (docs/key-notes.yaml)");
+  schema->add_flag("--check", sa.check, "exit 1 when a key has no note or a note names no key");
   report->add_option("--format", a.format, "table or json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));
   try {
     app.parse(argc, argv);
@@ -285,6 +293,7 @@ int sc_main(int argc, char** argv) {
   try {
     if (*validate) return cmd_validate(a);
     if (*run) return cmd_run(a);
+    if (*schema) return cmd_schema(sa);
     return cmd_report(a);
   } catch (const ConfigError& e) {
     std::string what = e.what();

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/config_schema.hpp"
 #include "common/error.hpp"
 #include "common/input_file.hpp"
 #include "common/yaml_checks.hpp"
@@ -88,6 +89,11 @@ void ConfigDoc::override_key(const std::string& path, const std::string& value, 
 ConfigNode::ConfigNode(std::shared_ptr<ConfigDoc> doc, YAML::Node node, std::string path)
     : doc_(std::move(doc)), node_(std::move(node)), path_(std::move(path)) {}
 
+// What `mpgpu schema` learns from the readers (nothing is recorded in ordinary runs).
+void ConfigNode::schema(const std::string& type, const std::string& def, const std::string& range) const {
+  if (ConfigSchema::active && !pattern_.empty()) ConfigSchema::active->record(pattern_, type, def, range);
+}
+
 ConfigNode ConfigNode::root(const std::shared_ptr<ConfigDoc>& doc) {
   return ConfigNode(doc, doc->root, "");
 }
@@ -114,9 +120,11 @@ void ConfigNode::warn(const std::string& what) const {
 }
 
 void ConfigNode::expect_map() const {
+  schema("map");
   if (!node_.IsMap()) fail("expected a map, got " + quoted(node_));
 }
 void ConfigNode::expect_sequence() const {
+  schema("list");
   if (!node_.IsSequence()) fail("expected a list, got " + quoted(node_));
 }
 
@@ -126,17 +134,21 @@ bool ConfigNode::has(const std::string& key) const {
 
 ConfigNode ConfigNode::child(const std::string& key, YAML::Node n) const {
   doc_->used[path_].insert(key);
-  return ConfigNode(doc_, std::move(n), join(path_, key));
+  ConfigNode c(doc_, std::move(n), join(path_, key));
+  c.pattern_ = join(pattern_, key);
+  return c;
 }
 
 ConfigNode ConfigNode::req(const std::string& key) const {
   expect_map();
+  if (ConfigSchema::active) ConfigSchema::active->presence(join(pattern_, key), true);
   if (!has(key)) fail("missing required key '" + key + "'");
   return child(key, node_[key]);
 }
 
 std::optional<ConfigNode> ConfigNode::opt(const std::string& key) const {
   expect_map();
+  if (ConfigSchema::active) ConfigSchema::active->presence(join(pattern_, key), false);
   if (!has(key)) {
     doc_->used[path_].insert(key);
     return std::nullopt;
@@ -145,6 +157,7 @@ std::optional<ConfigNode> ConfigNode::opt(const std::string& key) const {
 }
 
 int64_t ConfigNode::as_int(int64_t lo, int64_t hi) const {
+  schema("integer", "", ConfigSchema::int_range(lo, hi));
   const std::string range = " in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   if (!node_.IsScalar()) fail("expected an integer" + range + ", got " + quoted(node_));
   const std::string& s = node_.Scalar();
@@ -155,6 +168,7 @@ int64_t ConfigNode::as_int(int64_t lo, int64_t hi) const {
 }
 
 double ConfigNode::as_num(double lo, double hi) const {
+  schema("number", "", ConfigSchema::num_range(lo, hi));
   std::ostringstream range;
   range << " in [" << lo << ", " << hi << "]";
   if (!node_.IsScalar()) fail("expected a number" + range.str() + ", got " + quoted(node_));
@@ -168,6 +182,7 @@ double ConfigNode::as_num(double lo, double hi) const {
 }
 
 bool ConfigNode::as_bool() const {
+  schema("bool");
   if (node_.IsScalar()) {
     const std::string& s = node_.Scalar();
     if (s == "true" || s == "yes" || s == "on") return true;
@@ -177,12 +192,15 @@ bool ConfigNode::as_bool() const {
 }
 
 std::string ConfigNode::as_str() const {
+  schema("string");
   if (!node_.IsScalar()) fail("expected a string, got " + quoted(node_));
   return node_.Scalar();
 }
 
 std::string ConfigNode::as_enum(const std::vector<std::string>& allowed) const {
-  std::string s = as_str();
+  schema("one of " + list(allowed));
+  if (!node_.IsScalar()) fail("expected a string, got " + quoted(node_));
+  std::string s = node_.Scalar();
   for (const auto& a : allowed)
     if (a == s) return s;
   fail("unknown value " + quoted(node_) + ": expected one of " + list(allowed));
@@ -192,6 +210,7 @@ int64_t ConfigNode::req_int(const std::string& key, int64_t lo, int64_t hi) cons
   return req(key).as_int(lo, hi);
 }
 int64_t ConfigNode::opt_int(const std::string& key, int64_t def, int64_t lo, int64_t hi) const {
+  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "integer", std::to_string(def), ConfigSchema::int_range(lo, hi));
   auto n = opt(key);
   return n ? n->as_int(lo, hi) : def;
 }
@@ -199,15 +218,18 @@ double ConfigNode::req_num(const std::string& key, double lo, double hi) const {
   return req(key).as_num(lo, hi);
 }
 double ConfigNode::opt_num(const std::string& key, double def, double lo, double hi) const {
+  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "number", ConfigSchema::number(def), ConfigSchema::num_range(lo, hi));
   auto n = opt(key);
   return n ? n->as_num(lo, hi) : def;
 }
 bool ConfigNode::opt_bool(const std::string& key, bool def) const {
+  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "bool", def ? "true" : "false");
   auto n = opt(key);
   return n ? n->as_bool() : def;
 }
 std::string ConfigNode::req_str(const std::string& key) const { return req(key).as_str(); }
 std::string ConfigNode::opt_str(const std::string& key, const std::string& def) const {
+  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "string", def.empty() ? "\"\"" : def);
   auto n = opt(key);
   return n ? n->as_str() : def;
 }
@@ -217,6 +239,7 @@ std::string ConfigNode::req_enum(const std::string& key,
 }
 std::string ConfigNode::opt_enum(const std::string& key, const std::string& def,
                                  const std::vector<std::string>& allowed) const {
+  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "one of " + list(allowed), def);
   auto n = opt(key);
   return n ? n->as_enum(allowed) : def;
 }
@@ -224,8 +247,10 @@ std::string ConfigNode::opt_enum(const std::string& key, const std::string& def,
 std::vector<ConfigNode> ConfigNode::items() const {
   expect_sequence();
   std::vector<ConfigNode> out;
-  for (size_t i = 0; i < node_.size(); ++i)
+  for (size_t i = 0; i < node_.size(); ++i) {
     out.emplace_back(doc_, node_[i], path_ + "[" + std::to_string(i) + "]");
+    out.back().pattern_ = pattern_ + "[]";
+  }
   return out;
 }
 
@@ -235,6 +260,7 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     std::string key = it->first.Scalar();
     out.emplace_back(key, child(key, it->second));
+    out.back().second.pattern_ = join(pattern_, "<name>");
   }
   return out;
 }

@@ -78,9 +78,11 @@ class ConfigNode {
 
  private:
   ConfigNode child(const std::string& key, YAML::Node n) const;
+  void schema(const std::string& type, const std::string& def = "", const std::string& range = "") const;
   std::shared_ptr<ConfigDoc> doc_;
   YAML::Node node_;
   std::string path_;
+  std::string pattern_;  // the path with list indices as [] and user-named entries as <name> (schema)
 };
 
 // The document as JSON (scalars typed: int, float, bool, else string), for stats.json.
