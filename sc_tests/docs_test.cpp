@@ -14,16 +14,6 @@
 using namespace mpgpu::test;
 
 namespace {
-CommandResult shell(const std::string& cmd) {
-  CommandResult r{-1, ""};
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 std::string read(const std::filesystem::path& p) {
   std::ifstream f(p);
   std::stringstream s;
@@ -34,7 +24,7 @@ std::string read(const std::filesystem::path& p) {
 
 // docs/platform-reference.md equals what `mpgpu schema` generates now, and every key has a note.
 TEST(Docs, PlatformReferenceIsUpToDate) {
-  const auto r = shell("MPGPU=" + std::string(MPGPU_BINARY) + " bash " + source_path("scripts/gen_reference.sh") + " --check");
+  const auto r = run_command("MPGPU=" + std::string(MPGPU_BINARY) + " bash " + source_path("scripts/gen_reference.sh") + " --check");
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 

@@ -11,14 +11,7 @@ using namespace mpgpu::test;
 
 namespace {
 CommandResult script(const std::string& args) {
-  CommandResult r{-1, ""};
-  FILE* p = popen(("python3 " + source_path("scripts/plot_run.py") + " " + args + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return run_command("python3 " + source_path("scripts/plot_run.py") + " " + args);
 }
 bool has_matplotlib() { return std::system("python3 -c 'import matplotlib' >/dev/null 2>&1 || /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0; }
 }  // namespace

@@ -29,8 +29,9 @@ struct CommandResult {
   std::string output;  // stdout and stderr
 };
 
-inline CommandResult run_mpgpu(const std::string& args) {
-  const std::string cmd = std::string(MPGPU_BINARY) + " " + args + " 2>&1";
+// A shell command line, its stderr with its stdout.
+inline CommandResult run_command(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   CommandResult r{-1, ""};
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -40,6 +41,8 @@ inline CommandResult run_mpgpu(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+inline CommandResult run_mpgpu(const std::string& args) { return run_command(std::string(MPGPU_BINARY) + " " + args); }
 
 // A 4 KB YAML flow sequence of nested aliases that stands for 10^9 nodes once expanded.
 inline std::string alias_bomb_yaml() {
