@@ -183,6 +183,27 @@ processes:
   EXPECT_TRUE(s["config"]["platform"]["content"].contains("sm"));
 }
 
+// stats.json splices the launch records, printed once by the simulation, into the rest of the
+// document: the text is exactly the whole document's dump(2), and the record count is kept.
+TEST(RunWorkload, LaunchRecordsAreSplicedAsTheWholeDocumentPrintsThem) {
+  Fixture f(R"(kernels:
+  k: {grid: 4, threads_per_tb: 128, registers_per_tb: 2048, tb_time: {kind: fixed, mean_cycles: 100}}
+processes:
+  - {name: a, launches: [{kernel: k, count: 3}]}
+  - {name: b, launches: [{kernel: k}]}
+)");
+  RunOptions opt;
+  opt.jobs = 2;
+  const RunStats r = run_workload_stats(f.cfg, f.w, opt);
+  ASSERT_FALSE(r.kernels_text.empty());
+  EXPECT_EQ(r.kernels, 4u);
+  EXPECT_FALSE(r.doc.contains("kernels"));
+  json whole = r.doc;
+  whole["kernels"] = json::parse(r.kernels_text);
+  EXPECT_EQ(whole["kernels"].size(), 4u);
+  EXPECT_EQ(r.dump(), whole.dump(2));
+}
+
 TEST(RunWorkload, ChildErrorsComeBackAsTheirKind) {
   Fixture f(one_kernel(1));
   f.w.kernels[0].grid = 0;  // impossible after validation: the model must not hang

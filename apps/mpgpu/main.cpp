@@ -198,9 +198,10 @@ int cmd_run(const Args& a) {
   }
   opt.jobs = a.jobs;
   opt.max_host_seconds = a.max_host_seconds;
-  nlohmann::json stats = run_workload(cfg, w, opt);
+  const RunStats run = run_workload_stats(cfg, w, opt);
+  const nlohmann::json& stats = run.doc;
   throw_if_stopped();
-  write_atomically(std::filesystem::path(a.out) / "stats.json", stats.dump(2) + "\n");
+  write_atomically(std::filesystem::path(a.out) / "stats.json", run.dump() + "\n");
   pending.commit();
   if (stats.value("status", "") == "aborted") {
     const auto& ab = stats["abort"];
@@ -212,7 +213,7 @@ int cmd_run(const Args& a) {
                              (std::filesystem::path(a.out) / "stats.json").string());
     return 3;
   }
-  print_summary(stats);
+  print_summary(stats, run.kernels);
   fmt::print("stats: {}\n", (std::filesystem::path(a.out) / "stats.json").string());
   if (!a.timeline.empty()) fmt::print("timeline: {} (open in https://ui.perfetto.dev)\n", a.timeline);
   if (stats["host"].contains("cosim"))

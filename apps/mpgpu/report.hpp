@@ -11,6 +11,6 @@ nlohmann::json kernel_report(const PlatformConfig& cfg, const WorkloadDesc& w);
 void print_kernel_table(const nlohmann::json& report);
 
 // The run's summary table (processes and metrics) on stdout.
-void print_summary(const nlohmann::json& stats);
+void print_summary(const nlohmann::json& stats, size_t kernels);  // kernels: launch records in the run
 
 }  // namespace mpgpu

@@ -496,7 +496,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   return r;
 }
 
-json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt) {
+RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<SimRequest> reqs;
   SimRequest mp;
@@ -514,7 +514,8 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
     iso.isolated = true;
     reqs.push_back(iso);
   }
-  std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs, opt.max_host_seconds);
+  std::vector<std::string> kernel_texts;
+  std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs, opt.max_host_seconds, &kernel_texts);
   // The isolated runs' T_SP are read from res below; the main run is moved, not copied.
   size_t main_run = 0;
   for (size_t i = 0; i < res.size(); ++i)
@@ -522,7 +523,11 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
       main_run = i;
       break;
     }
-  json stats = std::move(res[main_run]);
+  RunStats out;
+  out.kernels_text = std::move(kernel_texts[main_run]);
+  out.kernels = res[main_run].value("_kernel_records", size_t{0});
+  res[main_run].erase("_kernel_records");
+  json& stats = out.doc = std::move(res[main_run]);
   const bool aborted = stats.value("status", "") == "aborted";
   std::vector<ProgramTimes> times;
   for (uint32_t i = 0; i < w.processes.size() && !aborted; ++i) {
@@ -580,7 +585,25 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
   bool warp = false, tb = false;
   for (const auto& k : w.kernels) (warp_level(k) ? warp : tb) = true;
   stats["model"] = {{"name", "mpgpu"}, {"fidelity", warp && tb ? "mixed" : warp ? "warp" : "tb"}};
-  return stats;
+  return out;
+}
+
+json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt) {
+  RunStats r = run_workload_stats(cfg, w, opt);
+  if (!r.kernels_text.empty()) r.doc["kernels"] = json::parse(r.kernels_text);
+  return std::move(r.doc);
+}
+
+std::string RunStats::dump() const {
+  if (kernels_text.empty()) return doc.dump(2);
+  // A placeholder no record can print (a control character is escaped), replaced by the text.
+  json d = doc;
+  d["kernels"] = "\x01kernels";
+  std::string text = d.dump(2);
+  const std::string mark = "\"\\u0001kernels\"";
+  const size_t at = text.find(mark);
+  if (at == std::string::npos) throw SimError("stats: the kernels placeholder went missing");
+  return text.replace(at, mark.size(), kernels_text);
 }
 
 }  // namespace mpgpu

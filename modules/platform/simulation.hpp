@@ -34,9 +34,12 @@ nlohmann::json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w, c
 // child are rethrown here as the same kind (ConfigError or SimError). With max_host_seconds > 0,
 // the children still running at that host time are killed and SimError names them. A stop
 // signal (common/stop_signals.hpp) kills the children and throws Stopped.
+// With `kernel_texts`, each result's "kernels" array stays the text stats.json prints it as (see
+// RunStats) instead of being parsed; the result then holds "_kernel_records", its length.
 std::vector<nlohmann::json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w,
                                             const std::vector<SimRequest>& reqs, unsigned jobs,
-                                            double max_host_seconds = 0);
+                                            double max_host_seconds = 0,
+                                            std::vector<std::string>* kernel_texts = nullptr);
 
 struct RunOptions {
   std::string timeline_path;
@@ -47,7 +50,20 @@ struct RunOptions {
   std::map<std::string, double> t_sp;
 };
 
-// The multiprogrammed run plus isolated runs for T_SP; returns the full stats.json content.
+// A run's stats.json with the per-launch records ("kernels") kept as the text they are written as:
+// with thousands of launches they are most of the file, and building them into a JSON tree in the
+// simulation, sending them as text, parsing them in the parent and printing them again took most
+// of such a run. The child prints them once; the parent splices the text into the file.
+struct RunStats {
+  nlohmann::json doc;        // everything but "kernels"
+  std::string kernels_text;  // the "kernels" array as stats.json prints it (indent 2, depth 1)
+  size_t kernels = 0;        // records in it
+  std::string dump() const;  // the whole stats.json text, as doc-with-kernels.dump(2) would give
+};
+
+// The multiprogrammed run plus isolated runs for T_SP.
+RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt);
+// The same as one JSON document (the records parsed back; for tests and callers that read them).
 nlohmann::json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt);
 
 }  // namespace mpgpu
