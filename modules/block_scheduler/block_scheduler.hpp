@@ -68,7 +68,6 @@ class DriverDomain : public DriverPort {
       : bs_(bs), sms_(std::move(sms)), driver_(std::move(driver)) {}
   SmDriver& driver() { return *driver_; }
   const SmDriver& driver() const { return *driver_; }
-  const std::vector<uint32_t>& sms() const { return sms_; }
 
  private:
   bool dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) override;

@@ -89,9 +89,14 @@ void ConfigDoc::override_key(const std::string& path, const std::string& value, 
 ConfigNode::ConfigNode(std::shared_ptr<ConfigDoc> doc, YAML::Node node, std::string path)
     : doc_(std::move(doc)), node_(std::move(node)), path_(std::move(path)) {}
 
-// What `mpgpu schema` learns from the readers (nothing is recorded in ordinary runs).
+// What `mpgpu schema` learns from the readers. Callers that would build strings for it check
+// ConfigSchema::active first: ordinary runs record nothing and format nothing.
 void ConfigNode::schema(const std::string& type, const std::string& def, const std::string& range) const {
   if (ConfigSchema::active && !pattern_.empty()) ConfigSchema::active->record(pattern_, type, def, range);
+}
+void ConfigNode::schema_key(const std::string& key, const std::string& type, const std::string& def,
+                            const std::string& range) const {
+  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), type, def, range);
 }
 
 ConfigNode ConfigNode::root(const std::shared_ptr<ConfigDoc>& doc) {
@@ -157,7 +162,7 @@ std::optional<ConfigNode> ConfigNode::opt(const std::string& key) const {
 }
 
 int64_t ConfigNode::as_int(int64_t lo, int64_t hi) const {
-  schema("integer", "", ConfigSchema::int_range(lo, hi));
+  if (ConfigSchema::active) schema("integer", "", ConfigSchema::int_range(lo, hi));
   const std::string range = " in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   if (!node_.IsScalar()) fail("expected an integer" + range + ", got " + quoted(node_));
   const std::string& s = node_.Scalar();
@@ -168,7 +173,7 @@ int64_t ConfigNode::as_int(int64_t lo, int64_t hi) const {
 }
 
 double ConfigNode::as_num(double lo, double hi) const {
-  schema("number", "", ConfigSchema::num_range(lo, hi));
+  if (ConfigSchema::active) schema("number", "", ConfigSchema::num_range(lo, hi));
   std::ostringstream range;
   range << " in [" << lo << ", " << hi << "]";
   if (!node_.IsScalar()) fail("expected a number" + range.str() + ", got " + quoted(node_));
@@ -198,7 +203,7 @@ std::string ConfigNode::as_str() const {
 }
 
 std::string ConfigNode::as_enum(const std::vector<std::string>& allowed) const {
-  schema("one of " + list(allowed));
+  if (ConfigSchema::active) schema("one of " + list(allowed));
   if (!node_.IsScalar()) fail("expected a string, got " + quoted(node_));
   std::string s = node_.Scalar();
   for (const auto& a : allowed)
@@ -210,7 +215,7 @@ int64_t ConfigNode::req_int(const std::string& key, int64_t lo, int64_t hi) cons
   return req(key).as_int(lo, hi);
 }
 int64_t ConfigNode::opt_int(const std::string& key, int64_t def, int64_t lo, int64_t hi) const {
-  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "integer", std::to_string(def), ConfigSchema::int_range(lo, hi));
+  if (ConfigSchema::active) schema_key(key, "integer", std::to_string(def), ConfigSchema::int_range(lo, hi));
   auto n = opt(key);
   return n ? n->as_int(lo, hi) : def;
 }
@@ -218,18 +223,18 @@ double ConfigNode::req_num(const std::string& key, double lo, double hi) const {
   return req(key).as_num(lo, hi);
 }
 double ConfigNode::opt_num(const std::string& key, double def, double lo, double hi) const {
-  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "number", ConfigSchema::number(def), ConfigSchema::num_range(lo, hi));
+  if (ConfigSchema::active) schema_key(key, "number", ConfigSchema::number(def), ConfigSchema::num_range(lo, hi));
   auto n = opt(key);
   return n ? n->as_num(lo, hi) : def;
 }
 bool ConfigNode::opt_bool(const std::string& key, bool def) const {
-  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "bool", def ? "true" : "false");
+  if (ConfigSchema::active) schema_key(key, "bool", def ? "true" : "false");
   auto n = opt(key);
   return n ? n->as_bool() : def;
 }
 std::string ConfigNode::req_str(const std::string& key) const { return req(key).as_str(); }
 std::string ConfigNode::opt_str(const std::string& key, const std::string& def) const {
-  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "string", def.empty() ? "\"\"" : def);
+  if (ConfigSchema::active) schema_key(key, "string", def.empty() ? "\"\"" : def);
   auto n = opt(key);
   return n ? n->as_str() : def;
 }
@@ -239,7 +244,7 @@ std::string ConfigNode::req_enum(const std::string& key,
 }
 std::string ConfigNode::opt_enum(const std::string& key, const std::string& def,
                                  const std::vector<std::string>& allowed) const {
-  if (ConfigSchema::active) ConfigSchema::active->record(join(pattern_, key), "one of " + list(allowed), def);
+  if (ConfigSchema::active) schema_key(key, "one of " + list(allowed), def);
   auto n = opt(key);
   return n ? n->as_enum(allowed) : def;
 }

@@ -79,6 +79,8 @@ class ConfigNode {
  private:
   ConfigNode child(const std::string& key, YAML::Node n) const;
   void schema(const std::string& type, const std::string& def = "", const std::string& range = "") const;
+  void schema_key(const std::string& key, const std::string& type, const std::string& def,
+                  const std::string& range = "") const;
   std::shared_ptr<ConfigDoc> doc_;
   YAML::Node node_;
   std::string path_;

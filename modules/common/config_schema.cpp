@@ -42,7 +42,6 @@ void ConfigSchema::presence(const std::string& pattern, bool required) {
   SchemaKey& k = keys_[collapse(pattern)];
   if (k.type.empty()) k.type = "value";
   if (required) k.required = true;
-  else k.optional_seen = true;
 }
 
 std::string ConfigSchema::int_range(int64_t lo, int64_t hi) { return "[" + integer(lo) + ", " + integer(hi) + "]"; }

@@ -16,7 +16,6 @@ struct SchemaKey {
   std::string def;    // the default when the key is left out; empty: required or no single default
   std::string range;  // [lo, hi] of numbers
   bool required = false;
-  bool optional_seen = false;  // some reader treated it as optional
 };
 
 class ConfigSchema {
