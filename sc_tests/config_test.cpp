@@ -17,10 +17,7 @@ using mpgpu::test::TempDir;
 
 namespace {
 
-std::string tiny_text() {
-  std::ifstream f(source_path("sc_tests/data/tiny.yaml"));
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+std::string tiny_text() { return mpgpu::test::read_file(source_path("sc_tests/data/tiny.yaml")); }
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
   auto pos = s.find(from);

@@ -4,23 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include "test_util.hpp"
 
 using namespace mpgpu::test;
-
-namespace {
-std::string read(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-}  // namespace
 
 // docs/platform-reference.md equals what `mpgpu schema` generates now, and every key has a note.
 TEST(Docs, PlatformReferenceIsUpToDate) {
@@ -52,7 +41,7 @@ TEST(Docs, LinksStayInsideTheRepository) {
   ASSERT_GE(docs.size(), 4u) << "README.md and docs/architecture.md, mechanisms.md, platform-reference.md";
   const std::regex link(R"(\]\(([^)#\s]+)(#[^)]*)?\))");
   for (const auto& d : docs) {
-    const std::string text = read(d);
+    const std::string text = read_file(d);
     for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
       const std::string target = (*it)[1];
       if (target.rfind("http", 0) == 0) continue;

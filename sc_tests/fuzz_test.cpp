@@ -38,6 +38,7 @@
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
+using mpgpu::test::read_file;
 using mpgpu::test::source_path;
 using mpgpu::test::TempDir;
 
@@ -103,10 +104,6 @@ Outcome run_bounded(const std::string& args) {
   }
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 void write_file(const fs::path& p, const std::string& bytes) {
   std::ofstream f(p, std::ios::binary | std::ios::trunc);

@@ -9,16 +9,13 @@
 
 #include "test_util.hpp"
 
+using mpgpu::test::read_file;
 using mpgpu::test::run_mpgpu;
 using mpgpu::test::source_path;
 using mpgpu::test::TempDir;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 // A two-process workload on `policy` with `extra` added to process a's map.
 std::string two_processes(const std::string& policy, const std::string& extra) {
@@ -61,7 +58,7 @@ TEST(InputBounds, ValuesBeyondAKsrtFieldAreRefusedByValidate) {
 TEST(InputBounds, AliasExpansionIsBounded) {
   TempDir d;
   const std::string bomb = mpgpu::test::alias_bomb_yaml();
-  std::string platform = read_text(source_path("platforms/k20c.yaml"));
+  std::string platform = read_file(source_path("platforms/k20c.yaml"));
   platform = std::regex_replace(platform, std::regex("\ndescription: [^\n]*"), "\ndescription: " + bomb);
   const auto r = run_mpgpu("run --platform " + d.write("bomb.yaml", platform) + " --workload " +
                            source_path("configs/warp/compute_bound.yaml") + " --out " + (d.path / "o").string());

@@ -110,6 +110,10 @@ json run(const TempDir& d, const std::string& name, const std::string& text, con
   s["_timeline"] = json::parse(std::ifstream(out / "tl.json"));
   return s;
 }
+// The TB spans etc. of run()'s timeline (a trace-event object or a bare array).
+const json& timeline_events(const json& s) {
+  return s["_timeline"].is_object() ? s["_timeline"]["traceEvents"] : s["_timeline"];
+}
 }  // namespace
 
 // CP: process A's TBs run only on SMs 0..9, B's only on 10..19 (from the timeline's TB spans).
@@ -118,7 +122,7 @@ TEST(PartitionRun, ComputeAndMemoryPartitionsIsolate) {
   TempDir d;
   for (bool coloured : {false, true}) {
     const json s = run(d, coloured ? "cmp" : "cp", stream_workload(halves(coloured), "partition: P1, ", "partition: P2, "));
-    const json& ev = s["_timeline"].is_object() ? s["_timeline"]["traceEvents"] : s["_timeline"];
+    const json& ev = timeline_events(s);
     size_t spans = 0;
     for (const auto& e : ev) {
       if (e.value("ph", "") != "X" || e.value("pid", 0) < 100) continue;
@@ -247,7 +251,7 @@ TEST(PartitionRun, DriverPoliciesScheduleEachPartitionOnItsOwnSms) {
   for (const auto& p : pre) EXPECT_GE(p["sm"].get<int>(), 10) << p.dump();
   EXPECT_DOUBLE_EQ(kernel_end(both, "low"), kernel_end(alone, "low"));
   EXPECT_GT(kernel_end(both, "other"), kernel_end(alone, "other"));
-  const json& ev = both["_timeline"].is_object() ? both["_timeline"]["traceEvents"] : both["_timeline"];
+  const json& ev = timeline_events(both);
   size_t hi_spans = 0;
   for (const auto& e : ev)
     if (e.value("ph", "") == "X" && e.value("pid", 0) >= 100 && e["name"].get<std::string>().rfind("hi ", 0) == 0) {

@@ -3,11 +3,18 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace mpgpu::test {
 
 inline std::string source_path(const std::string& rel) { return std::string(MPGPU_SOURCE_DIR) + "/" + rel; }
+
+// A file's bytes ("" when it cannot be read).
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
 
 // A fresh directory under the system temp dir, removed with the object.
 struct TempDir {
