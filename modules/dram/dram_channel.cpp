@@ -33,14 +33,13 @@ DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t late
   ColumnCycles cas;
   // Gaps further back than the backfill window are not searched: a real controller's queue
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
-  uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower, before;
+  uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower;
   for (uint32_t k = 0; k < bursts; ++k) {
     // Rounds over the three tables until a round moves nothing; a round stops early once the
     // last three lookups in a row (across the round boundary) left c where it was: every table
     // accepts c, so the rest of the round could not move it. Same result, fewer lookups.
     int rounds = 0, agree = 0;
     do {
-      before = c;
       if (++rounds > kMaxFitRounds) c = std::max(c, tail), agree = 0;
       const uint64_t a = command_bus_.earliest(c, 1);
       agree = a == c ? agree + 1 : 1;
