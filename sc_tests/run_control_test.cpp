@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "test_util.hpp"
 
 using mpgpu::test::run_mpgpu;
@@ -119,4 +121,38 @@ TEST(RunControl, SimulatedTimeStaysWithinItsRepresentableRange) {
       << r.output;
   EXPECT_NE(r.output.find("unfinished: a (4611 of 4612 TBs done)"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(d.path / "o" / "stats.json"));
+}
+
+// --isolated P simulates only P, as the isolated run a full run forks for P's T_SP: the same
+// T_SP to the picosecond, one simulation, and T_MP = T_SP. The sweep runner relies on it to make
+// the isolated runs runs of their own. An unknown name, or --tsp with it, is input error 2.
+TEST(RunControl, IsolatedRunIsTheRunTheFullRunMeasuresTspOn) {
+  TempDir d;
+  const std::string base = "run --platform " + source_path("platforms/k20c.yaml") + " --workload " +
+                           source_path("configs/default.yaml") + " --jobs 2 --out ";
+  ASSERT_EQ(run_mpgpu(base + (d.path / "full").string()).exit_code, 0);
+  const auto full = nlohmann::json::parse(mpgpu::test::read_file(d.path / "full" / "stats.json"));
+  for (const std::string p : {"spmv", "cutcp"}) {
+    const auto r = run_mpgpu(base + (d.path / p).string() + " --isolated " + p);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto iso = nlohmann::json::parse(mpgpu::test::read_file(d.path / p / "stats.json"));
+    ASSERT_EQ(iso["processes"].size(), 1u);
+    EXPECT_EQ(iso["processes"][0]["name"], p);
+    EXPECT_EQ(iso["host"]["simulations"], 1);
+    EXPECT_EQ(iso["processes"][0]["T_MP"], iso["processes"][0]["T_SP"]);
+    for (const auto& fp : full["processes"]) {
+      if (fp["name"] == p) EXPECT_EQ(iso["processes"][0]["T_SP"], fp["T_SP"]) << p;
+    }
+  }
+  auto r = run_mpgpu(base + (d.path / "bad").string() + " --isolated nope");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--isolated nope: " + source_path("configs/default.yaml") +
+                          " has no such process (it has: histo, spmv, sgemm, cutcp)"),
+            std::string::npos)
+      << r.output;
+  const std::string tsp = d.write("tsp.json", "{\"spmv\": 1000}");
+  r = run_mpgpu(base + (d.path / "bad").string() + " --isolated spmv --tsp " + tsp);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("drop --tsp"), std::string::npos) << r.output;
+  EXPECT_TRUE(files_in(d.path / "bad").empty());
 }

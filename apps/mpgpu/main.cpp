@@ -26,7 +26,7 @@ using namespace mpgpu;
 namespace {
 
 struct Args {
-  std::string platform, workload, trace, out = "out", timeline, format = "table", tsp, vcd;
+  std::string platform, workload, trace, out = "out", timeline, format = "table", tsp, vcd, isolated;
   std::vector<std::string> sets;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   double max_host_seconds = 0;
@@ -180,6 +180,17 @@ std::map<std::string, double> read_tsp(const std::string& file, const WorkloadDe
   return t_sp;
 }
 
+// --isolated NAME: the index of that process; its isolated run is its own T_SP, so no --tsp.
+uint32_t isolated_process(const Args& a, const WorkloadDesc& w) {
+  if (!a.tsp.empty()) throw ConfigError("--isolated " + a.isolated + ": an isolated run measures its own T_SP; drop --tsp");
+  std::string names;
+  for (uint32_t i = 0; i < w.processes.size(); ++i) {
+    if (w.processes[i].name == a.isolated) return i;
+    names += (names.empty() ? "" : ", ") + w.processes[i].name;
+  }
+  throw ConfigError("--isolated " + a.isolated + ": " + w.file + " has no such process (it has: " + names + ")");
+}
+
 int cmd_run(const Args& a) {
   install_stop_signals();
   PlatformConfig cfg = load_checked_platform(a);
@@ -187,6 +198,7 @@ int cmd_run(const Args& a) {
   resolve_workload(cfg, w);
   prepare_out_dir(a.out);  // first: whatever fails from here on leaves no earlier stats.json
   RunOptions opt;
+  if (!a.isolated.empty()) opt.isolated_process = isolated_process(a, w);
   if (!a.tsp.empty()) opt.t_sp = read_tsp(a.tsp, w);
   PendingOutputs pending;
   if (!a.timeline.empty()) opt.timeline_path = pending.add(a.timeline, a.timeline + ".partial");
@@ -271,6 +283,8 @@ int sc_main(int argc, char** argv) {
   run->add_option("--timeline", a.timeline, "write a Chrome trace-event JSON timeline (Perfetto)");
   run->add_option("--vcd", a.vcd, "trace the extension pin views in use (extensions.smst.impl) to a VCD file");
   run->add_option("--tsp", a.tsp, "JSON {process: T_SP ns}: use these isolated times instead of simulating them");
+  run->add_option("--isolated", a.isolated,
+                  "simulate only this process of the workload, as its isolated run (the run T_SP is measured on)");
   run->add_option("--jobs", a.jobs, "simulations run in parallel (isolated runs for T_SP)")->capture_default_str();
   run->add_option("--max-host-seconds", a.max_host_seconds,
                   "stop the run (exit 1, naming the simulations still running) after this many host seconds; 0: none")

@@ -500,14 +500,20 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<SimRequest> reqs;
   SimRequest mp;
-  for (uint32_t i = 0; i < w.processes.size(); ++i) mp.processes.push_back(i);
+  if (opt.isolated_process) {
+    mp.processes = {*opt.isolated_process};
+    mp.isolated = true;
+  } else {
+    for (uint32_t i = 0; i < w.processes.size(); ++i) mp.processes.push_back(i);
+  }
   mp.timeline_path = opt.timeline_path;
   mp.vcd_path = opt.vcd_path;
   mp.progress = true;
   reqs.push_back(mp);
   // A lone process that runs once from time 0 is its own isolated run.
   // Replaying "until all done" ends with the first run when there is one process: also lone.
-  const bool lone = w.processes.size() == 1 && w.processes[0].repeat == 1 && w.processes[0].arrival_ns == 0;
+  const bool lone = opt.isolated_process ||
+                    (w.processes.size() == 1 && w.processes[0].repeat == 1 && w.processes[0].arrival_ns == 0);
   for (uint32_t i = 0; i < w.processes.size() && opt.t_sp.empty() && !lone; ++i) {
     SimRequest iso;
     iso.processes = {i};
@@ -530,16 +536,17 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
   json& stats = out.doc = std::move(res[main_run]);
   const bool aborted = stats.value("status", "") == "aborted";
   std::vector<ProgramTimes> times;
-  for (uint32_t i = 0; i < w.processes.size() && !aborted; ++i) {
+  for (uint32_t i = 0; i < mp.processes.size() && !aborted; ++i) {
     json& p = stats["processes"][i];
+    const ProcessDesc& desc = w.processes[mp.processes[i]];
     const json& runs = p["runs"];
     double t_sp;
     if (opt.t_sp.empty()) {
       const json& iso_runs = lone ? stats["processes"][0]["runs"] : res[i + 1]["processes"][0]["runs"];
       t_sp = iso_runs[0]["end_ns"].get<double>() - iso_runs[0]["start_ns"].get<double>();
     } else {
-      auto it = opt.t_sp.find(w.processes[i].name);
-      if (it == opt.t_sp.end()) throw ConfigError("--tsp: no T_SP for process '" + w.processes[i].name + "'");
+      auto it = opt.t_sp.find(desc.name);
+      if (it == opt.t_sp.end()) throw ConfigError("--tsp: no T_SP for process '" + desc.name + "'");
       t_sp = it->second;
     }
     double sum = 0;

@@ -3,6 +3,7 @@
 // multiprogrammed run and each process's isolated run) runs in a forked child that reports its
 // result as JSON; the parent never elaborates.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct RunOptions {
   double max_host_seconds = 0;  // 0: no limit
   // Isolated times given by the caller (process name -> T_SP in ns): no isolated simulations.
   std::map<std::string, double> t_sp;
+  // Simulate only this process, as its isolated run (what T_SP is measured on): the sweep runner
+  // makes the isolated runs runs of their own and hands their T_SP to the others with --tsp.
+  std::optional<uint32_t> isolated_process;
 };
 
 // A run's stats.json with the per-launch records ("kernels") kept as the text they are written as:
