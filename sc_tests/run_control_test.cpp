@@ -141,7 +141,8 @@ TEST(RunControl, IsolatedRunIsTheRunTheFullRunMeasuresTspOn) {
     EXPECT_EQ(iso["host"]["simulations"], 1);
     EXPECT_EQ(iso["processes"][0]["T_MP"], iso["processes"][0]["T_SP"]);
     for (const auto& fp : full["processes"]) {
-      if (fp["name"] == p) EXPECT_EQ(iso["processes"][0]["T_SP"], fp["T_SP"]) << p;
+      if (fp["name"] != p) continue;
+      EXPECT_EQ(iso["processes"][0]["T_SP"], fp["T_SP"]) << p;
     }
   }
   auto r = run_mpgpu(base + (d.path / "bad").string() + " --isolated nope");
