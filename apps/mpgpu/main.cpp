@@ -130,8 +130,25 @@ WorkloadDesc load_run_workload(const Args& a) {
   return load_workload(a.workload, overrides(a));
 }
 
+// validate --format json: what a sweep runner needs to plan runs (the processes, for isolated
+// runs), once every input has been checked.
+int validate_json(const Args& a, const PlatformConfig& cfg) {
+  nlohmann::json out = {{"platform", {{"file", a.platform}, {"name", cfg.name}, {"sms", cfg.sm.count}}}};
+  if (!a.workload.empty() || !a.trace.empty()) {
+    WorkloadDesc w = load_run_workload(a);
+    resolve_workload(cfg, w);
+    nlohmann::json procs = nlohmann::json::array();
+    for (const auto& p : w.processes) procs.push_back(p.name);
+    out["workload"] = {{"file", w.file}, {"name", w.name}, {"processes", procs}, {"kernels", w.kernels.size()},
+                       {"launches", w.total_launches()}};
+  }
+  fmt::print("{}\n", out.dump());
+  return 0;
+}
+
 int cmd_validate(const Args& a) {
   PlatformConfig cfg = load_checked_platform(a);
+  if (a.format == "json") return validate_json(a, cfg);
   fmt::print("{}: platform '{}' is valid: {} SMs at {} MHz, {} L2 slices, {} memory channels, {:.1f} GB/s\n",
              a.platform, cfg.name, cfg.sm.count, cfg.clocks.core, cfg.l2.slices, cfg.dram.channels,
              cfg.dram_peak_gbps());
@@ -277,6 +294,9 @@ int sc_main(int argc, char** argv) {
   }
   validate->add_option("--workload", a.workload, "workload YAML file");
   validate->add_option("--trace", a.trace, "Accel-Sim kernelslist.g, validated as a workload");
+  validate->add_option("--format", a.format, "table, or json: one line naming the platform and the workload's processes")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
   run->add_option("--workload", a.workload, "workload YAML file");
   run->add_option("--trace", a.trace, "Accel-Sim kernelslist.g: replay its copies and kernels as one process");
   run->add_option("--out", a.out, "output directory")->capture_default_str();
