@@ -10,29 +10,33 @@ partition achieved alone and the cross-partition L2 evictions and DRAM row confl
 CMP), and the coloured partition's bandwidth against A alone on the whole GPU (the trade-off:
 colouring halves the modules a partition has). Writes PNGs (runtimes normalized to
 2 x T_baseline) and summary.json under out/jain_isolation/, and ends with one JSON line.
-Usage: python3 scripts/jain_isolation.py [--quick] [--jobs N] [--out DIR]
+The runs go through the sweep runner (scripts/sweep): one directory each under --out, and a
+re-invocation skips the runs already done for the same inputs.
+Usage: python3 scripts/jain_isolation.py [--quick] [--out DIR] [sweep options: --backend, --jobs N, ...]
   --quick: gtx1080 only (CP and CMP: 27 simulations);
   full:    gtx1080 and titanv (MPS, CP, CMP).
 """
 import os
+import sys
 
 import experiment_util
 
 experiment_util.use_system_python("yaml")
 
 import argparse
-import concurrent.futures as cf
 import copy
 import json
 import time
 
 import yaml  # noqa: E402
 
-from experiment_util import ROOT, run_simulation, snapshot_binary  # noqa: E402
+from experiment_util import ROOT  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
 
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_isolation.yaml")
 TIMEOUT_S = 900
-BIN = None
 
 
 def sm_count(platform_file):
@@ -73,27 +77,26 @@ def workload(exp, scheme, a, b, n_sm):
     return w
 
 
-def run_mpgpu(platform, sets, wl, out_dir):
-    return run_simulation(BIN, os.path.join(ROOT, platform), sets, wl, out_dir, TIMEOUT_S)
-
-
 def t_a(s):
     p = next(p for p in s["processes"] if p["name"] == "A")
     r = p["runs"][0]
     return r["end_ns"] - r["start_ns"]
 
 
+def run_key(job):
+    """The run's directory under --out: platform/scheme/A_B."""
+    pl, scheme, a_app, b = job
+    return f"{pl}/{scheme or 'alone'}/{a_app}_{b or 'idle'}"
+
+
 def main():
-    global BIN
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "jain_isolation"))
+    sweep.add_arguments(ap)
     a = ap.parse_args()
     with open(CONFIG) as f:
         exp = yaml.safe_load(f)
-    os.makedirs(a.out, exist_ok=True)
-    BIN, bin_desc = snapshot_binary(a.out)
     t0 = time.time()
     apps = list(exp["apps"])
     platforms = ["gtx1080"] if a.quick else list(exp["platforms"])
@@ -105,18 +108,17 @@ def main():
                 for b in [None] + apps:
                     jobs.append((pl, scheme, a_app, b))
 
-    def one(job):
+    runs = []
+    for job in jobs:
         pl, scheme, a_app, b = job
         plat = exp["platforms"][pl]["file"]
         wl = workload(exp, scheme, a_app, b, sm_count(plat))
-        out = os.path.join(a.out, pl, scheme or "alone", f"{a_app}_{b or 'idle'}")
-        return job, run_mpgpu(plat, exp["sets"], wl, out)
-
-    results = {}
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        for job, s in pool.map(one, jobs):
-            results[job] = s
-    print(f"SPEC 6 isolation (Jain): {'quick' if a.quick else 'full'} mode, {bin_desc}")
+        # T_SP placeholders: the experiment uses no T_SP, so mpgpu simulates no isolated runs.
+        runs.append(sweep.Run(key=run_key(job), platform=os.path.join(ROOT, plat), workload=wl, sets=exp["sets"],
+                              tsp={p["name"]: 1.0 for p in wl["processes"]}, timeout_s=TIMEOUT_S))
+    res = sweep.execute(runs, a.out, a, name="jain_isolation")
+    results = {job: res[run_key(job)] for job in jobs}
+    print(f"SPEC 6 isolation (Jain): {'quick' if a.quick else 'full'} mode, {res.binary}")
     summary = {"mode": "quick" if a.quick else "full", "platforms": {}}
     for pl in platforms:
         print(f"\n{pl}: T_A in us (A in P1; P2 idle or running B); variation = max_B |T_A,B - T_A,-| / T_A,-")

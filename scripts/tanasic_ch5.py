@@ -4,7 +4,8 @@ and Dynamic Spatial Sharing against FCFS, on random multiprogrammed Parboil work
 
 Prints model vs published side by side, writes one PNG per figure, the largest peak memory of
 a run, and ends with one JSON line.
-Usage: python3 scripts/tanasic_ch5.py [--quick] [--jobs N] [--out DIR] [--mpgpu PATH]
+Usage: python3 scripts/tanasic_ch5.py [--quick] [--out DIR] [--backend local|slurm] [--jobs N] [--mpgpu PATH]
+Runs through the sweep runner (scripts/sweep): re-invoked, it redoes only the runs not done.
 """
 import os
 import sys
@@ -19,23 +20,17 @@ except ImportError:  # a non-Debian python3 first on PATH: use the system one wi
     raise
 
 import argparse
-import concurrent.futures as cf
 import json
 import random
 import statistics
-import subprocess
 
 import yaml  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MPGPU = os.path.join(ROOT, "build", "mpgpu")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
+
+ROOT = sweep.ROOT
 MAX_SIM_US = 5_000_000  # a run still busy after 5 s of GPU time has starved or livelocked
-# Runs a command and prints its peak memory (KiB): the largest RSS among the processes it waited
-# for (mpgpu and its forked simulations), without this script's own.
-RSS_PROBE = ("import resource, subprocess, sys\n"
-             "r = subprocess.run(sys.argv[1:])\n"
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-             "sys.exit(r.returncode)")
 
 # (label, policy, preemption, prioritized)
 RUNS = [
@@ -48,23 +43,6 @@ RUNS = [
     ("dss_drain", "dss", "draining", False),
     ("dss_switch", "dss", "context_switch", False),
 ]
-
-
-def run_mpgpu(platform, workload_text, out_dir, tsp_file=None):
-    """One `mpgpu run` in out_dir; returns (stats, peak RSS MiB of its processes)."""
-    os.makedirs(out_dir, exist_ok=True)
-    wl = os.path.join(out_dir, "workload.yaml")
-    with open(wl, "w") as f:
-        f.write(workload_text)
-    cmd = [sys.executable, "-c", RSS_PROBE, MPGPU, "run", "--platform", platform, "--workload", wl,
-           "--out", out_dir, "--jobs", "1"]
-    if tsp_file:
-        cmd += ["--tsp", tsp_file]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"))
-    if res.returncode != 0:
-        raise RuntimeError(f"mpgpu failed ({res.returncode}) for {wl}:\n{res.stderr}")
-    with open(os.path.join(out_dir, "stats.json")) as f:
-        return json.load(f), int(res.stdout.strip().splitlines()[-1]) / 1024
 
 
 def load_experiment():
@@ -98,55 +76,36 @@ def mean(xs):
 
 
 def main():
-    global MPGPU
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
                     help="fewer workloads per process count, no shared-PPQ runs (about 2.5 minutes on 2 cores)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "tanasic_ch5"))
-    ap.add_argument("--mpgpu", default=MPGPU, help="the simulator binary (default: build/mpgpu)")
+    sweep.add_arguments(ap)
     args = ap.parse_args()
-    MPGPU = os.path.abspath(args.mpgpu)
-    if not os.path.exists(MPGPU):
-        sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh or cmake --build build)")
     exp, platform, apps_file, apps = load_experiment()
     counts = exp["process_counts"]
     per_count = exp["workloads_per_count"]["quick" if args.quick else "full"]
-    os.makedirs(args.out, exist_ok=True)
 
-    # T_SP: every application alone, FCFS.
-    print(f"isolated runs of {len(apps)} applications ...", file=sys.stderr)
-    with cf.ThreadPoolExecutor(args.jobs) as ex:
-        iso = dict(zip(apps, ex.map(lambda a: run_mpgpu(platform, workload_yaml(apps_file, [a], "fcfs", "draining", False),
-                                                         os.path.join(args.out, "iso", a)), apps)))
-    peaks = {f"iso/{a}": peak for a, (_, peak) in iso.items()}  # run label -> peak RSS MiB
-    tsp = {a: s["processes"][0]["T_SP"] for a, (s, _) in iso.items()}
-    tsp_file = os.path.join(args.out, "tsp.json")
-    with open(tsp_file, "w") as f:
-        json.dump(tsp, f, indent=1)
-
+    # T_SP: every application alone under FCFS, a run of its own that the multiprogrammed runs
+    # take their T_SP from (one stage before them).
+    runs = [sweep.Run(f"iso/{a}", platform, yaml.safe_load(workload_yaml(apps_file, [a], "fcfs", "draining", False)))
+            for a in apps]
     # --quick leaves out the shared PPQ variants (not in the published comparison's JSON).
-    runs = [r for r in RUNS if not (args.quick and r[0].startswith("ppq_sh"))]
-    jobs = []
+    labels = [r for r in RUNS if not (args.quick and r[0].startswith("ppq_sh"))]
+    picks = {}
+    mp = []
     for n in counts:
         for i in range(per_count):
-            procs = pick_processes(exp, apps, n, i)
-            for label, policy, pre, hp in runs:
-                d = os.path.join(args.out, f"n{n}", f"w{i}", label)
-                jobs.append((n, i, label, procs, workload_yaml(apps_file, procs, policy, pre, hp), d))
-    jobs.sort(key=lambda j: -j[0])  # the longest (most processes) first keeps both cores busy to the end
-    print(f"{len(jobs)} multiprogrammed runs on {args.jobs} cores ...", file=sys.stderr)
-    results = {}
-    with cf.ThreadPoolExecutor(args.jobs) as ex:
-        futs = {ex.submit(run_mpgpu, platform, text, d, tsp_file): (n, i, label, procs) for n, i, label, procs, text, d in jobs}
-        for k, fut in enumerate(cf.as_completed(futs)):
-            n, i, label, procs = futs[fut]
-            stats, peaks[f"n{n}/w{i}/{label}"] = fut.result()
-            results[(n, i, label)] = (procs, stats)
-            if sys.stderr.isatty():
-                print(f"\r{k + 1}/{len(jobs)} runs done", end="", file=sys.stderr)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+            procs = picks[(n, i)] = pick_processes(exp, apps, n, i)
+            for label, policy, pre, hp in labels:
+                wl = yaml.safe_load(workload_yaml(apps_file, procs, policy, pre, hp))
+                mp.append((n, sweep.Run(f"n{n}/w{i}/{label}", platform, wl, tsp_from={p: f"iso/{p}" for p in procs})))
+    mp.sort(key=lambda r: -r[0])  # the longest (most processes) first keeps both cores busy to the end
+    runs += [r for _, r in mp]
+    res = sweep.execute(runs, args.out, args, name="tanasic_ch5")
+    peaks = {r.key: res.outcome(r.key)["peak_rss_mib"] for r in runs}  # run -> peak RSS MiB of its processes
+    results = {(n, i, label): (picks[(n, i)], res[f"n{n}/w{i}/{label}"])
+               for n in counts for i in range(per_count) for label, *_ in labels}
 
     def hp_ntt(n, i, label):
         procs, s = results[(n, i, label)]
