@@ -12,11 +12,13 @@ builds a one-process workload (two streams: the primary kernel, the N-TB seconda
 (see its header for every modelling choice), runs `build/mpgpu run`, and reports the primary's run time
 normalized to N = 0, model vs published (worst SCSB, best DM, more than 10x apart). Outputs
 (workloads, stats.json, summary_<mode>.json) go under out/jain_interference/. Ends with one JSON
-line of the key figures.
-Usage: python3 scripts/jain_interference.py [--quick] [--jobs N] [--out DIR] [--show-map] [--set K=V]...
+line of the key figures. The runs go through the sweep runner (scripts/sweep): a re-invocation
+skips the runs already done for the same inputs.
+Usage: python3 scripts/jain_interference.py [--quick] [--out DIR] [--show-map] [--set K=V]... [sweep options]
   --quick:    N in {0, 5, 20, 50} (16 simulations; about 15 s on 2 cores);
   full:       N in {0, 1, 2, 5, 10, 20, 50} (31 simulations; about 15-20 s on 2 cores);
-  --jobs N:   simulations at a time (default: the number of cores);
+  --jobs N:   simulations at a time (default: the number of cores; a sweep option, like
+              --backend local|slurm, --retries, --redo and --mpgpu: see scripts/sweep);
   --set K=V:  extra platform override for every run (sensitivity studies; use another --out);
   --show-map: only print the decoded (module, set, bank, row) of the lines used (as offsets in
               the allocation), the bits entering each equation and the null-space basis (from
@@ -30,17 +32,19 @@ import experiment_util
 experiment_util.use_system_python("yaml")
 
 import argparse
-import concurrent.futures as cf
 import copy
 import json
 import time
 
 import yaml  # noqa: E402
 
-from experiment_util import MPGPU, ROOT, run_simulation, snapshot_binary  # noqa: E402
+from experiment_util import ROOT  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
+
 CONFIG = os.path.join(ROOT, "configs", "experiments", "jain_interference.yaml")
 TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
-BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
 
 
 class XorMap:
@@ -234,12 +238,6 @@ def workload(exp, basis, pattern, n):
     return {"name": f"jain-{pattern}-{n}", "seed": 1, "policy": "fcfs", "kernels": kernels, "processes": [proc]}
 
 
-def run_mpgpu(platform, sets, wl, out_dir):
-    t0 = time.time()
-    s = run_simulation(BIN, platform, sets, wl, out_dir, TIMEOUT_S)
-    return s, time.time() - t0
-
-
 def measure(s, n):
     ks = {k["name"]: k for k in s["kernels"]}
     p = ks["primary"]
@@ -266,11 +264,11 @@ def measure(s, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer secondary counts (about 1 minute)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "jain_interference"))
     ap.add_argument("--show-map", action="store_true", help="print the decoded lines and exit")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="extra override for every run (after the config's `sets`), e.g. dram.timing.RC=100")
+    sweep.add_arguments(ap)
     a = ap.parse_args()
     with open(CONFIG) as f:
         exp = yaml.safe_load(f)
@@ -290,20 +288,29 @@ def main():
     probs = check_map(exp, m, basis, max(ns))
     if probs:
         sys.exit("address map check failed:\n  " + "\n  ".join(probs))
-    if not os.path.exists(MPGPU):
-        sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh)")
-    os.makedirs(a.out, exist_ok=True)
-    global BIN
-    BIN, bin_desc = snapshot_binary(a.out)
-    t0 = time.time()
-    try:
-        summary = run(a, exp, m, basis, mode, ns, platform, bin_desc, t0)
-    finally:
-        os.remove(BIN)
+    summary = run(a, exp, m, basis, mode, ns, platform)
     print(json.dumps(summary))
 
 
-def run(a, exp, m, basis, mode, ns, platform, bin_desc, t0):
+def run(a, exp, m, basis, mode, ns, platform):
+    jobs = [("alone", 0)] + [(pat, n) for pat in exp["patterns"] for n in ns if n]
+    keys = {job: f"{mode}/{job[0]}_{job[1]}" for job in jobs}  # run directories under --out
+    runs = []
+    for pat, n in jobs:
+        wl = workload(exp, basis, pat if n else "SCSB", n)
+        # T_SP placeholders: the experiment uses no T_SP, so mpgpu simulates no isolated run.
+        runs.append(sweep.Run(key=keys[(pat, n)], platform=platform, workload=wl, sets=exp["sets"],
+                              tsp={p["name"]: 1.0 for p in wl["processes"]}, timeout_s=TIMEOUT_S))
+    t0 = time.time()
+    res = sweep.execute(runs, a.out, a, name="jain_interference")
+    bin_desc = res.binary
+    results, problems = {}, []
+    for pat, n in jobs:
+        r, pr = measure(res[keys[(pat, n)]], n)
+        r["host_s"] = res.outcome(keys[(pat, n)])["host_seconds"]
+        results[(pat, n)] = r
+        problems += [f"{pat} N={n}: {p}" for p in pr]
+
     p0 = m.decode(primary_line(exp, basis, 0))
     print(f"SPEC 6 interference (Jain): {mode} mode, {bin_desc}, --set " +
           " ".join(f"{k}={v}" for k, v in exp["sets"].items()))
@@ -312,21 +319,6 @@ def run(a, exp, m, basis, mode, ns, platform, bin_desc, t0):
           f"{exp['kernels']['primary']['passes']} passes; secondaries: "
           + ", ".join(f"{pat} m/s/b {'/'.join(map(str, m.decode(secondary_line(exp, basis, pat, 0, 0))[:3]))}"
                       for pat in exp["patterns"]))
-    jobs = [("alone", 0)] + [(pat, n) for pat in exp["patterns"] for n in ns if n]
-    results, problems = {}, []
-
-    def one(job):
-        pat, n = job
-        wl = workload(exp, basis, pat if n else "SCSB", n)
-        s, host = run_mpgpu(platform, exp["sets"], wl, os.path.join(a.out, mode, f"{pat}_{n}"))
-        r, pr = measure(s, n)
-        r["host_s"] = host
-        return job, r, pr
-
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        for job, r, pr in ex.map(one, jobs):
-            results[job] = r
-            problems += [f"{job[0]} N={job[1]}: {p}" for p in pr]
     base = results[("alone", 0)]["primary_ns"]
     norm = {pat: {n: (results[(pat, n)]["primary_ns"] / base if n else 1.0) for n in ns} for pat in exp["patterns"]}
 
