@@ -34,7 +34,6 @@ import os
 import subprocess
 import sys
 import random
-import resource
 import tempfile
 import time
 

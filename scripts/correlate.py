@@ -8,19 +8,24 @@ last TB end, what the reference's gpu_sim_cycle counts), the reference's, their 
 absolute error, and whether the thread instructions equal the reference's gpu_sim_insn exactly.
 Ends with the mean absolute error and one JSON line. Exit status 1 when a trace's thread
 instructions differ from the reference's (a front-end bug), or when --max-error is given and a
-trace is outside it.
-Usage: python3 scripts/correlate.py [--traces DIR] [--platform FILE] [--jobs N] [--max-error 0.2]
+trace is outside it. Every trace is one run of a sweep (scripts/sweep): its stats.json and
+mpgpu's log stay in OUT/<trace>/ (--out, default out/correlate), and a re-invocation reruns only
+what changed.
+Usage: python3 scripts/correlate.py [--traces DIR] [--platform FILE] [--out DIR] [--max-error 0.2]
+                                    [--jobs N] [--backend local|slurm] [--redo] ...
 """
 import argparse
-import concurrent.futures
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from experiment_util import MPGPU, ROOT, snapshot_binary  # noqa: E402
+import experiment_util  # noqa: E402
+
+experiment_util.use_system_python("yaml")  # the sweep runner writes YAML
+
+import sweep  # noqa: E402
+from experiment_util import ROOT  # noqa: E402
 
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "correlation")
 
@@ -37,15 +42,24 @@ def read_reference(folder):
     return ref
 
 
-def run_trace(binary, platform, kernelslist, overrides):
-    with tempfile.TemporaryDirectory() as out:
-        cmd = [binary, "run", "--platform", platform, "--trace", kernelslist, "--jobs", "1", "--out", out]
-        for o in overrides:
-            cmd += ["--set", o]
-        res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, CI="true"))
-        if res.returncode != 0:
-            return None, f"exit {res.returncode}: {res.stderr.strip()[-400:]}"
-        with open(os.path.join(out, "stats.json")) as f:
+def log_tail(path, n=400):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().strip()[-n:]
+    except OSError:
+        return ""
+
+
+def trace_result(out_dir, name, res):
+    """(figures, None) of a trace's run, or (None, why) when it failed."""
+    if res is not None:
+        s = res[name]
+    else:  # some runs failed: the sweep returned nothing; read each run's outcome
+        o = sweep.Results(out_dir).outcome(name)
+        if not o or o.get("exit") != 0:
+            why = f"exit {o['exit']}" if o else "no outcome"
+            return None, f"{why}: {log_tail(os.path.join(out_dir, name, 'run.log'))}"
+        with open(os.path.join(out_dir, name, "stats.json")) as f:
             s = json.load(f)
     wl = [k["warp_level"] for k in s["kernels"] if "warp_level" in k]
     return {"cycles": sum(k["cycles"] for k in wl),
@@ -58,11 +72,11 @@ def main():
     ap.add_argument("--reference", default=None, help="folder of accelsim_gtx1080.tsv (default: the traces' parent)")
     ap.add_argument("--platform", default=os.path.join(ROOT, "platforms", "gtx1080_accelsim.yaml"))
     ap.add_argument("--set", action="append", default=[], help="platform override, as mpgpu run --set")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--max-error", type=float, default=None, help="exit 1 when a trace's |ratio-1| exceeds this")
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "correlate"),
+                    help="the runs' directories, one per trace (default: out/correlate)")
+    sweep.add_arguments(ap)
     a = ap.parse_args()
-    if not os.path.exists(MPGPU):
-        sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh)")
     if not os.path.isdir(a.traces):
         sys.exit(f"{a.traces}: no such folder of traces")
     ref = read_reference(a.reference or os.path.dirname(os.path.abspath(a.traces)))
@@ -70,12 +84,24 @@ def main():
     missing = [n for n in names if n not in ref]
     if missing:
         sys.exit(f"no reference figures for: {', '.join(missing)}")
-    with tempfile.TemporaryDirectory() as tmp:
-        binary, _ = snapshot_binary(tmp)
-        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-            futures = {n: pool.submit(run_trace, binary, a.platform, os.path.join(a.traces, n, "kernelslist.g"), a.set)
-                       for n in names}
-            results = {n: f.result() for n, f in futures.items()}
+    sets = {}
+    for o in a.set:
+        k, eq, v = o.partition("=")
+        if not eq:
+            ap.error(f"--set {o}: expected KEY=VALUE")
+        sets[k] = v
+    platform = os.path.abspath(a.platform)
+    if not os.path.isfile(platform):
+        sys.exit(f"{a.platform}: no such platform file")
+    runs = [sweep.Run(key=n, platform=platform, trace=os.path.abspath(os.path.join(a.traces, n, "kernelslist.g")),
+                      sets=sets) for n in names]
+    try:
+        res = sweep.execute(runs, a.out, a, name="correlate")
+    except SystemExit as e:
+        if e.code != 1:  # bad input or an unavailable backend: nothing ran
+            raise
+        res = None  # some runs failed: the others are still reported (and the exit status is 1)
+    results = {n: trace_result(a.out, n, res) for n in names}
     print(f"{'trace':<14}{'model':>9}{'reference':>11}{'ratio':>8}{'|error|':>9}  {'insn':<6}what it isolates")
     errors, bad_insn, failed, outside = [], [], [], []
     for n in names:

@@ -21,7 +21,7 @@ import sys
 
 import experiment_util
 
-experiment_util.use_system_python("yaml")
+experiment_util.use_system_python("yaml", optional=("matplotlib",))
 
 import argparse
 import copy

@@ -9,7 +9,10 @@ and reports K2's response time (end - launch) under QAWS against the better of G
 the pair's average execution time, model vs published. Each benchmark also runs alone (GTO) for
 its isolated time. Outputs (workloads, stats.json, timelines, summary_<mode>.json) go under
 out/singh_qaws/ (out/singh_qaws/smsN/ with --sms N). Ends with one JSON line of the key figures.
-Usage: python3 scripts/singh_qaws.py [--quick] [--jobs N] [--sms N] [--out DIR]
+Every simulation is one run of a sweep (scripts/sweep): the isolated runs first, then the pair
+runs, which take their T_SP from them; a re-invocation reruns only the runs whose inputs changed
+(--redo: all), and --backend slurm runs them as Slurm job arrays.
+Usage: python3 scripts/singh_qaws.py [--quick] [--jobs N] [--sms N] [--out DIR] [--backend local|slurm] ...
   --quick: the 9 homogeneous pairs and 8 heterogeneous pairs (94 simulations with the
            isolated runs; about 3 minutes on 2 cores at the default 80 SMs, 15 s at --sms 10);
   full:    the 9 homogeneous pairs and all 72 ordered heterogeneous pairs (414 simulations,
@@ -17,7 +20,7 @@ Usage: python3 scripts/singh_qaws.py [--quick] [--jobs N] [--sms N] [--out DIR]
   --sms N: SM count (10, 20, 40 or 80, the default), L2 slices, DRAM channels and peak DRAM
            bandwidth scaled with it: the same memory system per SM; run time about linear in N.
   --jobs N: simulations at a time (default: the number of cores; each simulation is one
-           single-threaded `mpgpu run --jobs 1`).
+           single-threaded `mpgpu run --jobs 1`); see --help for the other sweep options.
 """
 import os
 import sys
@@ -28,7 +31,6 @@ experiment_util.use_system_python("yaml")
 
 import argparse
 import collections
-import concurrent.futures as cf
 import copy
 import json
 import statistics
@@ -36,10 +38,12 @@ import time
 
 import yaml  # noqa: E402
 
-from experiment_util import MPGPU, ROOT, run_simulation, snapshot_binary  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
+from experiment_util import ROOT  # noqa: E402
 CONFIG = os.path.join(ROOT, "configs", "experiments", "singh_qaws.yaml")
 TIMEOUT_S = 900  # host seconds: a simulation still running has livelocked
-BIN = MPGPU      # the binary the runs use: a private snapshot of build/mpgpu (see snapshot_binary)
+TIMELINE = ("--timeline", "{out}/timeline.json")  # every run's timeline, for the placement check
 
 
 def mean(xs):
@@ -88,10 +92,9 @@ def workload(exp, benches, budgets, n_sm):
             "kernels": kernels, "processes": procs}
 
 
-def run_mpgpu(platform, sets, wl, out_dir, tsp):
-    tl = os.path.join(out_dir, "timeline.json")
-    s = run_simulation(BIN, platform, sets, wl, out_dir, TIMEOUT_S, tsp=tsp, extra_args=("--timeline", tl))
-    with open(tl) as f:
+def checked(s, run_dir):
+    """(stats, placement problems) of the run in run_dir."""
+    with open(os.path.join(run_dir, "timeline.json")) as f:
         t = json.load(f)
     return s, placement_problems(s, t)
 
@@ -142,25 +145,16 @@ def pct(new, ref):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="all homogeneous pairs, 8 heterogeneous pairs")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="simulations at a time (default: cores)")
     ap.add_argument("--sms", type=int, help="SM count (default: the config's `sms`, 80); memory scaled with it")
     ap.add_argument("--out", help="output directory (default: out/singh_qaws, out/singh_qaws/smsN with --sms N)")
+    sweep.add_arguments(ap)
     args = ap.parse_args()
     if not args.out:
         args.out = os.path.join(ROOT, "out", "singh_qaws") + (f"/sms{args.sms}" if args.sms else "")
-    if not os.path.exists(MPGPU):
-        sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh or cmake --build build)")
-    global BIN
-    t0 = time.time()
-    os.makedirs(args.out, exist_ok=True)
-    BIN, bin_desc = snapshot_binary(args.out)
-    try:
-        run(args, t0, bin_desc)
-    finally:
-        os.remove(BIN)
+    run(args, time.time())
 
 
-def run(args, t0, bin_desc):
+def run(args, t0):
     with open(CONFIG) as f:
         exp = yaml.safe_load(f)
     platform = os.path.join(ROOT, exp["platform"])
@@ -181,40 +175,31 @@ def run(args, t0, bin_desc):
     pairs = [tuple(p) for p in homo + het]
     os.makedirs(args.out, exist_ok=True)
 
-    # 1. Every benchmark alone (GTO; a single kernel is one QAWS group, i.e. GTO too).
-    print(f"{len(benches)} isolated runs on {args.jobs} cores ...", file=sys.stderr)
+    # 1. Every benchmark alone (GTO; a single kernel is one QAWS group, i.e. GTO too): an isolated
+    # run, whose T_SP (end - start of its one run of one launch from time 0) is the benchmark's
+    # response time alone.
     iso_sets = dict(sets, **{"sm.warp_scheduler": "gto"})
+    iso_key = {b: f"isolated/{b}" for b in benches}
+    runs = [sweep.Run(key=iso_key[b], platform=platform, workload=workload(exp, [b], [k1_budget], n_sm),
+                      sets=iso_sets, isolated="K1", args=TIMELINE, timeout_s=TIMEOUT_S) for b in benches]
 
-    def iso_run(b):
-        return run_mpgpu(platform, iso_sets, workload(exp, [b], [k1_budget], n_sm),
-                         os.path.join(args.out, "isolated", b), {"K1": 1.0})
-
-    with cf.ThreadPoolExecutor(args.jobs) as ex:
-        iso = dict(zip(benches, ex.map(iso_run, benches)))
-    alone = {b: response(s, 0) for b, (s, _) in iso.items()}
-
-    # 2. Every pair under GTO, LRR and QAWS with each K2 budget.
+    # 2. Every pair under GTO, LRR and QAWS with each K2 budget; T_SP of K1 and K2 from their
+    # benchmarks' isolated runs (the sweep runs those first).
     labels = [("gto", "gto", 1), ("lrr", "lrr", 1)] + [(f"qaws{b}", "qaws", b) for b in k2_budgets]
-    jobs = [(p, lab, sched, b2) for p in pairs for lab, sched, b2 in labels]
-    jobs.sort(key=lambda j: -(alone[j[0][0]] + alone[j[0][1]]))  # longest first: both cores busy to the end
-    print(f"{len(jobs)} pair runs ({len(pairs)} pairs x {len(labels)} schedulers) on {args.jobs} cores ...", file=sys.stderr)
-
-    def pair_run(job):
-        (a, b), lab, sched, b2 = job
-        return run_mpgpu(platform, dict(sets, **{"sm.warp_scheduler": sched}),
-                         workload(exp, [a, b], [k1_budget, b2], n_sm),
-                         os.path.join(args.out, "pairs", f"{a}__{b}", lab), {"K1": alone[a], "K2": alone[b]})
-
-    res = {}
-    with cf.ThreadPoolExecutor(args.jobs) as ex:
-        futs = {ex.submit(pair_run, j): j for j in jobs}
-        for k, fut in enumerate(cf.as_completed(futs)):
-            j = futs[fut]
-            res[(j[0], j[1])] = fut.result()
-            if sys.stderr.isatty():
-                print(f"\r{k + 1}/{len(jobs)} runs done", end="", file=sys.stderr)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    jobs = {}  # (pair, label) -> key of the run
+    for a, b in pairs:
+        for lab, sched, b2 in labels:
+            jobs[((a, b), lab)] = key = f"pairs/{a}__{b}/{lab}"
+            runs.append(sweep.Run(key=key, platform=platform, workload=workload(exp, [a, b], [k1_budget, b2], n_sm),
+                                  sets=dict(sets, **{"sm.warp_scheduler": sched}),
+                                  tsp_from={"K1": iso_key[a], "K2": iso_key[b]}, args=TIMELINE, timeout_s=TIMEOUT_S))
+    print(f"{len(benches)} isolated runs, then {len(jobs)} pair runs ({len(pairs)} pairs x {len(labels)} "
+          f"schedulers) ...", file=sys.stderr)
+    stats = sweep.execute(runs, args.out, args, name="singh_qaws")
+    bin_desc = stats.binary
+    iso = {b: checked(stats[k], os.path.join(args.out, k)) for b, k in iso_key.items()}
+    alone = {b: response(s, 0) for b, (s, _) in iso.items()}
+    res = {job: checked(stats[k], os.path.join(args.out, k)) for job, k in jobs.items()}
     problems = [f"isolated {b}: {p}" for b, (_, ps) in iso.items() for p in ps]
     problems += [f"{a}+{b} {lab}: {p}" for ((a, b), lab), (_, ps) in res.items() for p in ps]
 
@@ -342,7 +327,8 @@ def run(args, t0, bin_desc):
     else:
         print(f"\nPlacement check: every SM held one TB of K1 and one of K2 in all {len(jobs)} pair runs")
     wall = time.time() - t0
-    print(f"{len(jobs) + len(benches)} simulations in {wall:.0f} s wall time ({args.jobs} jobs) with {bin_desc}; "
+    jobs_desc = f"{args.jobs or os.cpu_count() or 1} jobs" if args.backend == "local" else f"{args.backend} backend"
+    print(f"{len(jobs) + len(benches)} simulations in {wall:.0f} s wall time ({jobs_desc}) with {bin_desc}; "
           f"outputs: {args.out}")
 
     summary = {

@@ -14,28 +14,39 @@ the block_switching applications with their data in CPU memory, block switching 
 T_off / T_on - 1 beside the published gains, with the context traffic the switches cost. Last,
 preemption under faults: a high-priority kernel preempting a faulting one, latency under
 stall_on_fault and operand_log.
-Usage: python3 scripts/tanasic_ch6.py [--quick] [--jobs N] [--out DIR]
+Every simulation is one run of a sweep (scripts/sweep), all four parts in one: a re-invocation
+reruns only the runs whose inputs changed (--redo: all); --backend slurm runs them as job arrays.
+Usage: python3 scripts/tanasic_ch6.py [--quick] [--jobs N] [--out DIR] [--backend local|slurm] ...
   --quick: lbm, sgemm, stencil; operand log 8 KB only; local fault handling over NVLink only;
   block switching: sgemm and stencil, extra_tbs 4 only.
 """
 import os
+import sys
 
 import experiment_util
 
 experiment_util.use_system_python("yaml", optional=("matplotlib",))
 
 import argparse
-import concurrent.futures as cf
 import json
 import math
 import time
 
 import yaml  # noqa: E402
 
-from experiment_util import ROOT, run_simulation, snapshot_binary  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
+from experiment_util import ROOT  # noqa: E402
 
 CONFIG = os.path.join(ROOT, "configs", "experiments", "tanasic_ch6.yaml")
 TIMEOUT_S = 900
+
+
+def sim_run(key, platform, sets, wl):
+    """The run of workload `wl` (a dict) with the --set overrides `sets` in OUT/key. Placeholder
+    T_SPs: this experiment uses no isolated times, so mpgpu simulates no isolated runs."""
+    return sweep.Run(key=key, platform=platform, workload=wl, sets=sets,
+                     tsp={p["name"]: 1.0 for p in wl["processes"]}, timeout_s=TIMEOUT_S)
 
 
 def workload(exp, app):
@@ -103,29 +114,44 @@ def plot(path, apps, labels, perf):
     print(f"plot: {os.path.relpath(path, ROOT)}")
 
 
-def local_fault_handling(exp, a, binary, platform):
-    """Runs the lazy-output applications with CPU and GPU handling of lazy faults; prints and
-    returns the (figure, model gain, published gain) rows."""
+def no_fault_runs(exp, a, platform):
+    """{(app, label): run}: every application alone under every organization."""
+    runs = {}
+    for app in (exp["quick_apps"] if a.quick else list(exp["apps"])):
+        for label, org, kb in configs(exp, a.quick):
+            sets = dict(exp["sets"])
+            sets["sm.fault_organization"] = org
+            if kb:
+                sets["extensions.operand_log_bytes"] = kb * 1024
+            runs[(app, label)] = sim_run(f"{app}/{label}", platform, sets, workload(exp, app))
+    return runs
+
+
+def local_fault_runs(exp, a, platform):
+    """{(app, link, handler): run}: the lazy-output applications, CPU and GPU handling of lazy faults."""
+    lf = exp["local_fault_handling"]
+    links = ["nvlink"] if a.quick else list(lf["links"])
+    runs = {}
+    for app in lf["apps"]:
+        for link in links:
+            for handler in ("cpu", "gpu"):
+                sets = dict(exp["sets"])
+                sets["sm.fault_organization"] = lf["organization"]
+                sets["extensions.operand_log_bytes"] = lf["operand_log_kb"] * 1024
+                for k, v in lf["links"][link].items():
+                    sets[f"fill_unit.fault.{k}"] = v
+                sets["fill_unit.fault.lazy_pages"] = handler
+                runs[(app, link, handler)] = sim_run(f"local/{app}/{link}_{handler}", platform, sets,
+                                                     fault_workload(exp, app))
+    return runs
+
+
+def local_fault_handling(exp, a, res):
+    """Prints and returns the (figure, model gain, published gain) rows of the lazy-output
+    applications' runs `res` ({(app, link, handler): stats})."""
     lf = exp["local_fault_handling"]
     links = ["nvlink"] if a.quick else list(lf["links"])
     apps = list(lf["apps"])
-
-    def one(job):
-        app, link, handler = job
-        sets = dict(exp["sets"])
-        sets["sm.fault_organization"] = lf["organization"]
-        sets["extensions.operand_log_bytes"] = lf["operand_log_kb"] * 1024
-        for k, v in lf["links"][link].items():
-            sets[f"fill_unit.fault.{k}"] = v
-        sets["fill_unit.fault.lazy_pages"] = handler
-        out = os.path.join(a.out, "local", app, f"{link}_{handler}")
-        return job, run_simulation(binary, platform, sets, fault_workload(exp, app), out, TIMEOUT_S)
-
-    jobs = [(app, link, h) for app in apps for link in links for h in ("cpu", "gpu")]
-    res = {}
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        for job, st in pool.map(one, jobs):
-            res[job] = st
     print("\nlocal fault handling: lazy pages allocated by the CPU (one handler at a time) or the GPU")
     print(f"{'app':<18}{'kind':<17}{'link':<8}{'faults':>7}{'T_cpu us':>10}{'T_gpu us':>10}{'CPU queue us/fault':>20}{'gain':>8}")
     gains = {}
@@ -151,29 +177,40 @@ def local_fault_handling(exp, a, binary, platform):
     return rows
 
 
-def block_switching(exp, a, binary, platform):
-    """Runs the block_switching applications with their data in CPU memory, block switching off
-    and on; prints and returns the (figure, model gain, published gain) rows."""
+def block_switching_apps(exp, a):
     bs = exp["block_switching"]
     apps = bs["quick_apps"] if a.quick else list(bs["memory"])
     extras = bs["extra_tbs"][:1] if a.quick else bs["extra_tbs"]
+    return apps, extras
 
-    def one(job):
-        app, extra = job
-        sets = dict(exp["sets"])
-        sets["sm.fault_organization"] = bs["organization"]
-        sets["extensions.operand_log_bytes"] = bs["operand_log_kb"] * 1024
-        if extra:
-            sets["sm.block_switching.enabled"] = "true"
-            sets["sm.block_switching.extra_tbs"] = extra
-        wl = {"name": app, "policy": "fcfs", "kernels": {app: exp["apps"][app]},
-              "processes": [{"name": app, "memory": {"allocations": bs["memory"][app]}, "launches": [{"kernel": app}]}]}
-        out = os.path.join(a.out, "block_switching", app, f"extra_{extra}" if extra else "off")
-        return job, run_simulation(binary, platform, sets, wl, out, TIMEOUT_S)
 
-    jobs = [(app, e) for app in apps for e in [0] + extras]
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        res = dict(pool.map(one, jobs))
+def block_switching_runs(exp, a, platform):
+    """{(app, extra TBs, 0: off): run}: the block_switching applications with their data in CPU
+    memory, block switching off and on."""
+    bs = exp["block_switching"]
+    apps, extras = block_switching_apps(exp, a)
+    runs = {}
+    for app in apps:
+        for extra in [0] + extras:
+            sets = dict(exp["sets"])
+            sets["sm.fault_organization"] = bs["organization"]
+            sets["extensions.operand_log_bytes"] = bs["operand_log_kb"] * 1024
+            if extra:
+                sets["sm.block_switching.enabled"] = "true"
+                sets["sm.block_switching.extra_tbs"] = extra
+            wl = {"name": app, "policy": "fcfs", "kernels": {app: exp["apps"][app]},
+                  "processes": [{"name": app, "memory": {"allocations": bs["memory"][app]},
+                                 "launches": [{"kernel": app}]}]}
+            key = f"block_switching/{app}/" + (f"extra_{extra}" if extra else "off")
+            runs[(app, extra)] = sim_run(key, platform, sets, wl)
+    return runs
+
+
+def block_switching(exp, a, res):
+    """Prints and returns the (figure, model gain, published gain) rows of the block_switching
+    runs `res` ({(app, extra): stats})."""
+    bs = exp["block_switching"]
+    apps, extras = block_switching_apps(exp, a)
     print("\nblock switching on fault (data in CPU memory, migrated / allocated on first touch; operand log "
           f"{bs['operand_log_kb']} KB)")
     print(f"{'app':<14}{'extra':>6}{'faults':>7}{'T_off us':>10}{'T_on us':>10}{'switches':>10}{'ctx MB':>8}"
@@ -219,19 +256,22 @@ def plot_gains(path, rows, title):
     print(f"plot: {os.path.relpath(path, ROOT)}")
 
 
-def preemption_under_faults(exp, a, binary, platform):
-    """The high-priority kernel's wait while the low-priority one has faults pending, per
-    organization; returns {organization: preemption latency ns}."""
+def preemption_runs(exp, platform):
+    """{organization: run}: a high-priority kernel preempting a faulting low-priority one."""
     pf = exp["preemption_under_faults"]
-
-    def one(org):
+    runs = {}
+    for org in pf["organizations"]:
         sets = dict(exp["sets"])
         sets["sm.fault_organization"] = org
         sets["extensions.operand_log_bytes"] = pf["operand_log_kb"] * 1024
-        return org, run_simulation(binary, platform, sets, pf["workload"], os.path.join(a.out, "preempt", org), TIMEOUT_S)
+        runs[org] = sim_run(f"preempt/{org}", platform, sets, pf["workload"])
+    return runs
 
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        res = dict(pool.map(one, pf["organizations"]))
+
+def preemption_under_faults(res):
+    """The high-priority kernel's wait while the low-priority one has faults pending, per
+    organization, from the runs `res` ({organization: stats}); returns {organization: preemption
+    latency ns}."""
     print("\npreemption under faults (PPQ exclusive, context switch; the low-priority TBs have faults pending)")
     print(f"{'organization':<16}{'preemption latency us':>23}{'high response us':>18}{'TBs saved':>11}{'bytes saved':>13}")
     out = {}
@@ -247,31 +287,22 @@ def preemption_under_faults(exp, a, binary, platform):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "tanasic_ch6"))
+    sweep.add_arguments(ap)
     a = ap.parse_args()
     with open(CONFIG) as f:
         exp = yaml.safe_load(f)
-    os.makedirs(a.out, exist_ok=True)
-    binary, bin_desc = snapshot_binary(a.out)
     t0 = time.time()
     apps = exp["quick_apps"] if a.quick else list(exp["apps"])
     cfgs = configs(exp, a.quick)
     platform = os.path.join(ROOT, exp["platform"])
 
-    def one(job):
-        app, (label, org, kb) = job
-        sets = dict(exp["sets"])
-        sets["sm.fault_organization"] = org
-        if kb:
-            sets["extensions.operand_log_bytes"] = kb * 1024
-        out = os.path.join(a.out, app, label)
-        return job, run_simulation(binary, platform, sets, workload(exp, app), out, TIMEOUT_S)
-
-    results = {}
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        for (app, cfg), s in pool.map(one, [(app, c) for app in apps for c in cfgs]):
-            results[(app, cfg[0])] = s
+    # Every run of the four parts in one sweep; the parts then read their runs' stats.
+    sections = [no_fault_runs(exp, a, platform), local_fault_runs(exp, a, platform),
+                block_switching_runs(exp, a, platform), preemption_runs(exp, platform)]
+    res = sweep.execute([r for runs in sections for r in runs.values()], a.out, a, name="tanasic_ch6")
+    bin_desc = res.binary
+    results, local_res, bs_res, preempt_res = [{job: res[r.key] for job, r in runs.items()} for runs in sections]
     labels = [c[0] for c in cfgs]
     perf = {app: {lab: run_time_ns(results[(app, "stall_on_fault")]) / run_time_ns(results[(app, lab)])
                   for lab in labels} for app in apps}
@@ -313,9 +344,9 @@ def main():
         print(f"  {app:<14}" + ("; ".join(parts) if parts else "none"))
 
     plot(os.path.join(a.out, "normalized_performance.png"), apps, labels[1:], perf)
-    local_rows = local_fault_handling(exp, a, binary, platform)
-    local_rows += block_switching(exp, a, binary, platform)
-    preempt = preemption_under_faults(exp, a, binary, platform)
+    local_rows = local_fault_handling(exp, a, local_res)
+    local_rows += block_switching(exp, a, bs_res)
+    preempt = preemption_under_faults(preempt_res)
     summary = {"mode": "quick" if a.quick else "full", "binary": bin_desc,
                "performance": perf, "geomean": gm,
                "model_vs_published": {name: [round(100 * m, 1), p] for name, m, p in rows + local_rows},

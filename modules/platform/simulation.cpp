@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/host_memory.hpp"
 #include "common/metrics.hpp"
 #include "block_scheduler/block_scheduler.hpp"
 #include "extensions/ksrt.hpp"
@@ -578,7 +579,8 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
                    {"main_simulation_seconds", sim_wall},
                    {"main_simulation_cpu_seconds", sim_secs},
                    {"warp_instructions_per_second", sim_secs > 0 ? stats["warp_instructions"].get<double>() / sim_secs : 0.0},
-                   {"simulated_cycles_per_second", sim_secs > 0 ? stats["sim"]["cycles"].get<double>() / sim_secs : 0.0}};
+                   {"simulated_cycles_per_second", sim_secs > 0 ? stats["sim"]["cycles"].get<double>() / sim_secs : 0.0},
+                   {"peak_rss_mib", peak_rss_mib()}};
   // Co-simulation checks describe the host run, not the modelled GPU: kept out of the results.
   if (stats.contains("cosim")) {
     stats["host"]["cosim"] = stats["cosim"];

@@ -159,7 +159,10 @@ def _execute(runs, out_dir, args, name, log):
                     progress.add(False)
                     continue
                 d = os.path.join(out_dir, r.key)
-                argv, spec = prepare(r, d, binary, sha, tsp_of(r, out_dir))
+                try:
+                    argv, spec = prepare(r, d, binary, sha, tsp_of(r, out_dir))
+                except FileNotFoundError as e:
+                    raise SweepError(f"run {r.key}: {e.filename}: no such file")
                 if not args.redo and is_done(d, spec):
                     skipped += 1
                     progress.skip()

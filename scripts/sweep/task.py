@@ -37,9 +37,7 @@ def run_task(run_dir):
     if timer:
         timer.start()
     try:
-        # wait4: the peak RSS of this child and the simulations it forked and waited for.
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.wait()
     finally:
         if timer:
             timer.cancel()
@@ -49,12 +47,23 @@ def run_task(run_dir):
     if code < 0:
         code = 128 - code  # killed by a signal: the shell's convention
     outcome = {"spec": spec["spec"], "exit": code, "host_seconds": round(time.time() - t0, 3),
-               "peak_rss_mib": round(usage.ru_maxrss / 1024, 1)}
+               "peak_rss_mib": peak_rss_mib(run_dir)}
     tmp = os.path.join(run_dir, OUTCOME + ".tmp")
     with open(tmp, "w") as f:
         json.dump(outcome, f)
     os.replace(tmp, os.path.join(run_dir, OUTCOME))
     return code
+
+
+def peak_rss_mib(run_dir):
+    """mpgpu's own figure (stats.json host.peak_rss_mib), or None for a run without one. Not
+    getrusage of the child here: its maxrss keeps the high-water mark of this Python process,
+    which it was forked from."""
+    try:
+        with open(os.path.join(run_dir, "stats.json")) as f:
+            return round(json.load(f)["host"]["peak_rss_mib"], 1)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def terminate_all():

@@ -143,12 +143,20 @@ class LocalSweep(unittest.TestCase):
             self.assertEqual(r.returncode, 2)
             self.assertIn("sm.count=-1", r.stderr)
             self.assertIn("sm.count", r.stderr.split("sm.count=-1", 1)[1])
+            # A run naming a file that is not there (the API; sweep files check their files when loaded).
+            code = ("import sys; sys.path.insert(0, %r); import sweep, argparse; ap = argparse.ArgumentParser(); "
+                    "sweep.add_arguments(ap); a = ap.parse_args(['--mpgpu', %r]); "
+                    "sweep.execute([sweep.Run('r', '/nonexistent/p.yaml', %r)], %r, a)"
+                    % (SCRIPTS, MPGPU, f"{ROOT}/configs/default.yaml", out))
+            r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("error: run r: /nonexistent/p.yaml: no such file", r.stderr)
             # No Slurm on PATH.
             env = dict(os.environ, PATH="/nonexistent")
             r = sweep(write(d, "s.yaml", SMALL), out, "--backend", "slurm", env=env)
             self.assertEqual(r.returncode, 2)
             self.assertIn("--backend slurm: sbatch is not on PATH", r.stderr)
-            self.assertFalse(os.path.exists(out))
+            self.assertFalse(os.path.exists(os.path.join(out, "k20c")))
 
 
 if __name__ == "__main__":
