@@ -20,7 +20,7 @@ struct FakeGpu : DriverPort {
   std::map<uint32_t, uint32_t> cap;  // launch -> TBs per SM
   std::vector<std::vector<std::pair<uint32_t, uint64_t>>> resident;
   std::vector<Placed> placed;
-  std::vector<uint32_t> saves, preempt_requests, preempt_done;
+  std::vector<uint32_t> saves, flushes, preempt_requests, preempt_done;
   explicit FakeGpu(uint32_t sms) : resident(sms) {}
   bool dispatch(uint32_t sm, uint32_t launch, uint64_t tb, const PtbqEntry* restore) override {
     if (resident[sm].size() >= cap.at(launch)) return false;
@@ -29,6 +29,7 @@ struct FakeGpu : DriverPort {
     return true;
   }
   void save_context(uint32_t sm) override { saves.push_back(sm); }
+  void flush(uint32_t sm) override { flushes.push_back(sm); }
   void preemption_requested(uint32_t sm, Mechanism) override { preempt_requests.push_back(sm); }
   void preemption_completed(uint32_t sm) override { preempt_done.push_back(sm); }
   // Finish the oldest resident TB of an SM.

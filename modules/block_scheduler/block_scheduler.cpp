@@ -26,7 +26,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
                                bool show_progress)
     : sc_module(name), launch_in("launch_in"), host_out("host_out"), sm_out("sm_out"), sm_in("sm_in"), p_(p),
       sm_(sm), clock_(clock), setup_(setup), refused_(sm.count, kNone),
-      preempt_started_(sm.count, -1), total_tbs_(total_tbs), progress_("simulating", show_progress) {
+      preempt_started_(sm.count, -1), preempted_tbs_(sm.count), total_tbs_(total_tbs), progress_("simulating", show_progress) {
   launch_in.register_b_transport(this, &BlockScheduler::launch_b_transport);
   sm_in.register_b_transport(this, &BlockScheduler::sm_b_transport);
   std::vector<bool> claimed(sm.count, false);
@@ -128,8 +128,12 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   if (ext && ext->command == CtrlCommand::preempted) {
     const auto* saved = static_cast<const std::vector<SavedTbRecord>*>(ext->info);
-    std::vector<SavedTb> tbs;
-    for (const auto& s : *saved) tbs.push_back({s.launch->id, s.entry});
+    std::vector<SavedTb> tbs;  // switched out or flushed: back to the PTBQ (a drained TB stays)
+    for (const auto& s : *saved) {
+      if (s.technique != TbTechnique::drain) tbs.push_back({s.launch->id, s.entry});
+      preempted_tbs_[ext->sm].push_back({s.launch->id, static_cast<uint32_t>(s.entry.tb), s.launch->kernel->name, s.technique,
+                                         s.wasted_instructions, s.wasted_cycles, s.bytes});
+    }
     domain_of(ext->sm).driver().preempted(sm_local_[ext->sm], tbs);
     refused_[ext->sm] = kNone;
   } else if (ext && ext->command == CtrlCommand::tb_wanted) {  // a question: nothing changes
@@ -195,6 +199,7 @@ bool DriverDomain::dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const 
   return bs_.try_dispatch(sms_[sm], launch_id, static_cast<uint32_t>(tb), restore);
 }
 void DriverDomain::save_context(uint32_t sm) { bs_.save_context(sms_[sm]); }
+void DriverDomain::flush(uint32_t sm) { bs_.flush(sms_[sm]); }
 void DriverDomain::preemption_requested(uint32_t sm, Mechanism) { bs_.preemption_requested(sms_[sm]); }
 void DriverDomain::preemption_completed(uint32_t sm) { bs_.preemption_completed(sms_[sm]); }
 void DriverDomain::decision_made() { bs_.decision_made(static_cast<uint32_t>(sms_.size())); }
@@ -207,12 +212,22 @@ void BlockScheduler::save_context(uint32_t sm) {
   send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
 }
 
+void BlockScheduler::flush(uint32_t sm) {
+  gpu_ctrl_ext ext;
+  ext.command = CtrlCommand::flush_tbs;
+  ext.sm = sm;
+  ext.info = &setup_.flush_fallback;
+  sc_time delay = offset_;
+  send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+}
+
 void BlockScheduler::preemption_requested(uint32_t sm) {
   preempt_started_[sm] = to_ns(sc_core::sc_time_stamp() + offset_);
 }
 
 void BlockScheduler::preemption_completed(uint32_t sm) {
-  preemptions_.push_back({sm, preempt_started_[sm], to_ns(sc_core::sc_time_stamp() + offset_)});
+  preemptions_.push_back({sm, preempt_started_[sm], to_ns(sc_core::sc_time_stamp() + offset_), std::move(preempted_tbs_[sm])});
+  preempted_tbs_[sm].clear();
 }
 
 void BlockScheduler::decision_made(uint32_t domain_sms) {

@@ -36,6 +36,7 @@ struct BlockSchedulerParams {
 struct SchedulingSetup {
   std::string policy = "fcfs";
   Mechanism mechanism = Mechanism::context_switch;
+  TbTechnique flush_fallback = TbTechnique::drain;  // flush: for the TBs no longer idempotent
   std::vector<int32_t> dss_budgets;  // per process; -1: equal sharing
   // SPEC 6 partitions: each schedules its kernels over its SMs with its own Left-Over FCFS
   // (policy fcfs) or its own scheduling framework (the other policies); processes outside every
@@ -52,9 +53,18 @@ struct SchedulingSetup {
 // driver, the report and the pin-view shadows).
 ExtensionParams extension_params(const SmParams& sm, const BlockSchedulerParams& p);
 
+// One preemption of an SM, with what happened to each TB the SM reported (switch and flush
+// always; drain only under flushing, for the TBs it kept).
+struct PreemptedTb {
+  uint32_t launch, tb;
+  std::string kernel;
+  TbTechnique technique;
+  uint64_t wasted_instructions, wasted_cycles, bytes;
+};
 struct PreemptionRecord {
   uint32_t sm;
   double request_ns, done_ns;
+  std::vector<PreemptedTb> tbs;
 };
 
 class BlockScheduler;
@@ -72,6 +82,7 @@ class DriverDomain : public DriverPort {
  private:
   bool dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) override;
   void save_context(uint32_t sm) override;
+  void flush(uint32_t sm) override;
   void preemption_requested(uint32_t sm, Mechanism m) override;
   void preemption_completed(uint32_t sm) override;
   void decision_made() override;
@@ -109,6 +120,7 @@ class BlockScheduler : public sc_core::sc_module {
   // What a driver domain asks of the GPU (GPU SM numbers).
   friend class DriverDomain;
   void save_context(uint32_t sm);
+  void flush(uint32_t sm);
   void preemption_requested(uint32_t sm);
   void preemption_completed(uint32_t sm);
   void decision_made(uint32_t domain_sms);
@@ -136,6 +148,7 @@ class BlockScheduler : public sc_core::sc_module {
   std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends
   std::vector<double> preempt_started_;
   std::vector<PreemptionRecord> preemptions_;
+  std::vector<std::vector<PreemptedTb>> preempted_tbs_;  // per SM: of the preemption in progress
   uint64_t tbs_done_ = 0, tbs_issued_ = 0, total_tbs_;
   ProgressLine progress_;
 };

@@ -137,9 +137,12 @@ void SmDriver::reserve(uint32_t sm, uint32_t k) {
   if (was_reserved) return;  // the policy re-targets a preemption in progress
   ++stats_.preemptions;
   port_->preemption_requested(sm, mech_);
-  if (mech_ == Mechanism::context_switch && smst_.at(sm).running_tbs > 0) {
-    saving_[sm] = true;
-    port_->save_context(sm);
+  if (mech_ != Mechanism::draining && smst_.at(sm).running_tbs > 0) {
+    saving_[sm] = true;  // until the SM reports what left it
+    if (mech_ == Mechanism::flush)
+      port_->flush(sm);
+    else
+      port_->save_context(sm);
   }
 }
 

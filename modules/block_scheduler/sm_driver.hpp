@@ -15,7 +15,9 @@
 
 namespace mpgpu {
 
-enum class Mechanism { context_switch, draining };
+// flush (SPEC 4): the SM drops the TBs still idempotent; the others take the fallback the
+// block scheduler was set up with (draining or a context switch).
+enum class Mechanism { context_switch, draining, flush };
 
 struct DriverKernel {
   uint32_t launch_id = 0;
@@ -34,6 +36,8 @@ class DriverPort {
   virtual bool dispatch(uint32_t sm, uint32_t launch_id, uint64_t tb, const PtbqEntry* restore) = 0;
   // Context switch: the SM saves its resident TBs and later reports them through preempted().
   virtual void save_context(uint32_t sm) = 0;
+  // Flushing: the SM drops what it can, saves or keeps the rest, and reports through preempted().
+  virtual void flush(uint32_t sm) = 0;
   virtual void preemption_requested(uint32_t sm, Mechanism m) {}
   virtual void preemption_completed(uint32_t sm) {}
   virtual void decision_made() {}  // one policy assignment or reservation

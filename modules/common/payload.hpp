@@ -39,6 +39,7 @@ enum class CtrlCommand : uint8_t {
   tb_finished,     // SM -> block scheduler
   status_query,    // block scheduler -> SM
   save_context,    // block scheduler -> SM: context-switch every resident TB out
+  flush_tbs,       // block scheduler -> SM: flush the idempotent TBs, the rest by a fallback (info)
   preempted,       // SM -> block scheduler: the save finished, here are the saved TBs
   tb_wanted,       // SM -> block scheduler: would it issue this SM a TB now? (reply: accepted)
   room_freed,      // SM -> block scheduler: a TB switched out on a fault left room (block switching)

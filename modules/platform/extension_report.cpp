@@ -57,10 +57,7 @@ json extension_report(const PlatformConfig& c) {
   const OperandLogParams& ol = c.sm.operand_log;
   rows.push_back(row("operand_log", "SPEC 3", true, ol.entries(), OperandLog::layout(ol), n, 1,
                      fmt::format("{} B of operands, split evenly among resident TBs; load 1 entry, store 2", ol.bytes)));
-  DualKernelParams dk;
-  dk.positions = c.extensions.dual_kernel_positions ? c.extensions.dual_kernel_positions : c.sm.max_tbs;
-  dk.tb_slots = c.sm.max_tbs;
-  dk.offset_bits = bits_for(std::max(c.sm.registers, c.sm.largest_shared_mem()));
+  const DualKernelParams& dk = c.sm.dual_kernel;  // what the SMs run with
   rows.push_back(row("candidate_victim_sets", "SPEC 4", true, dk.positions, CandidateVictimSets::layout(dk), n, 1,
                      "K x P bitset; a preempted TB's bit is cleared in every candidate in one cycle"));
   rows.push_back(row("allocation_positions", "SPEC 4", true, dk.positions, allocation_positions_layout(dk), n, 1,

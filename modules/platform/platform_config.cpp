@@ -385,6 +385,10 @@ PlatformConfig load_platform(const std::string& file,
     ex->finish();
   }
   size_fault_tables(root, c);
+  DualKernelParams& dk = c.sm.dual_kernel;
+  dk.positions = c.extensions.dual_kernel_positions ? c.extensions.dual_kernel_positions : c.sm.max_tbs;
+  dk.tb_slots = c.sm.max_tbs;
+  dk.offset_bits = bits_for(std::max(c.sm.registers, c.sm.largest_shared_mem()));
   auto mech = root.req("mechanisms");
   auto strings = [&](const std::string& key, const std::vector<std::string>& allowed) {
     std::vector<std::string> out;

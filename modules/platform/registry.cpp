@@ -32,7 +32,10 @@ ModuleRegistry make_builtin() {
   r.add(R::block_scheduler, "sm_driver", [](const std::string& n, uint32_t, ElabContext& c) {
     SchedulingSetup s;
     s.policy = c.workload.policy;
-    s.mechanism = c.workload.preemption == "draining" ? Mechanism::draining : Mechanism::context_switch;
+    s.mechanism = c.workload.preemption == "draining" ? Mechanism::draining
+                  : c.workload.preemption == "flush"  ? Mechanism::flush
+                                                      : Mechanism::context_switch;
+    s.flush_fallback = c.workload.flush_fallback == "context_switch" ? TbTechnique::switch_out : TbTechnique::drain;
     for (const auto& p : c.workload.processes) {
       s.dss_budgets.push_back(p.dss_tokens);
       s.process_partition.push_back(p.partition);

@@ -103,6 +103,13 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
   if (w.policy != "fcfs" && std::find(mechs.begin(), mechs.end(), w.preemption) == mechs.end())
     throw ConfigError(w.preemption_source + ": preemption '" + w.preemption + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.preemption)");
+  if (w.policy != "fcfs" && w.preemption == "flush" && w.flush_fallback == "none")
+    for (const auto& k : w.kernels)
+      if (may_lose_idempotence(k))
+        throw ConfigError(k.source + ": kernel '" + k.name + "' can lose its idempotence (" +
+                          (warp_level(k) ? std::string("it has an atomic or a global store") : "idempotent below 1") +
+                          "), so its TBs cannot always be flushed: " + w.preemption_source +
+                          " needs flush_fallback: draining or context_switch");
   if (w.policy != "fcfs" && w.processes.size() > cfg.block_scheduler.max_contexts)
     throw ConfigError(w.processes[cfg.block_scheduler.max_contexts].source + ": process '" +
                       w.processes[cfg.block_scheduler.max_contexts].name + "': " + std::to_string(w.processes.size()) +
@@ -362,11 +369,16 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   double lat_sum = 0, lat_max = 0;
   for (const auto& p : gpu.block_scheduler().preemptions()) {
     const double lat = p.done_ns - p.request_ns;
-    pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}});
+    json tbs = json::array();
+    for (const auto& t : p.tbs)
+      tbs.push_back({{"launch", t.launch}, {"kernel", t.kernel}, {"tb", t.tb}, {"technique", technique_name(t.technique)},
+                     {"wasted_instructions", t.wasted_instructions}, {"wasted_cycles", t.wasted_cycles}, {"bytes", t.bytes}});
+    pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}, {"tbs", tbs}});
     lat_sum += lat;
     lat_max = std::max(lat_max, lat);
   }
   uint64_t saved = 0, restored = 0, tbs_saved = 0, tbs_restored = 0, switched_out = 0, switched_in = 0;
+  uint64_t flushed = 0, restarted = 0, flushed_instructions = 0, flushed_cycles = 0;
   double idle_ns = 0;
   for (const Sm* sm : gpu.sms()) {
     switched_out += sm->stats().tbs_switched_out;
@@ -375,6 +387,10 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     restored += sm->stats().bytes_restored;
     tbs_saved += sm->stats().tbs_saved;
     tbs_restored += sm->stats().tbs_restored;
+    flushed += sm->stats().tbs_flushed;
+    restarted += sm->stats().tbs_restarted;
+    flushed_instructions += sm->stats().flushed_instructions;
+    flushed_cycles += sm->stats().flushed_cycles;
     idle_ns += to_ns(end) - to_ns(sm->stats().busy);
   }
   r["scheduling"] = {{"policy", w.policy},
@@ -389,6 +405,9 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
                      {"policy_decisions", gpu.block_scheduler().policy_decisions()},
                      {"sm_idle_ns", idle_ns},
                      {"preemption_list", pre}};
+  if (w.policy != "fcfs" && w.preemption == "flush")  // the work flushed TBs lost, and their restarts
+    r["scheduling"]["flush"] = {{"fallback", w.flush_fallback}, {"tbs_flushed", flushed}, {"tbs_restarted", restarted},
+                                {"wasted_instructions", flushed_instructions}, {"wasted_cycles", flushed_cycles}};
   if (cfg.sm.block_switching.enabled)  // bytes_saved / bytes_restored above include their traffic
     r["scheduling"]["block_switching"] = {{"extra_tbs", cfg.sm.block_switching.extra_tbs},
                                           {"switched_out", switched_out}, {"switched_in", switched_in}};

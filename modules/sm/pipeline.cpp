@@ -333,6 +333,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
   ++stats_.warp_instructions;
   ++w.kstats->warp_instructions;
+  ++tbs_[w.tb_slot].issued;
   stats_.thread_instructions += d.lanes;
   w.kstats->thread_instructions += d.lanes;
   if (!replay && c < w.watch_until) watch_hazards(w, d);

@@ -74,6 +74,10 @@ class SmPipeline {
   // Context switch: stops TB slot `slot` now (its warps issue nothing more) and returns where
   // each warp stopped; `drained` becomes the cycle its in-flight instructions have completed.
   std::vector<WarpPosition> evict_tb(uint32_t slot, uint64_t& drained);
+  // What the running-TB status table learns from TB slot `slot` (SPEC 4): warp instructions
+  // issued since it started here, and whether it issued an atomic or a global store.
+  uint64_t tb_issued(uint32_t slot) const { return tbs_.at(slot).issued; }
+  bool tb_overwrote(uint32_t slot) const { return tbs_.at(slot).overwrote; }
   // Simulates from the current cycle up to (not including) `limit`; returns early at a cycle in
   // which a TB finished, so the caller can report it. Returns the cycle reached.
   uint64_t run_until(uint64_t limit);
@@ -162,6 +166,10 @@ class SmPipeline {
     uint64_t done = 0;
     std::vector<uint32_t> warps;
     std::shared_ptr<const TraceTbView> trace;  // a trace TB's instructions, held while it is resident
+    // Relaxed idempotence (SPEC 4): warp instructions its warps issued here, and whether one was
+    // an atomic or a global store (from then on it cannot be flushed).
+    uint64_t issued = 0;
+    bool overwrote = false;
   };
   enum class Block { none, unit, operands, control };
   // What a scheduler found when it last looked at its warps without issuing: the earliest cycle

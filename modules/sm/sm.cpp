@@ -10,11 +10,30 @@ namespace mpgpu {
 
 using sc_core::sc_time;
 
+namespace {
+// The running-TB status has one entry per TB slot of this SM.
+DualKernelParams status_params(const SmParams& p) {
+  DualKernelParams d = p.dual_kernel;
+  d.tb_slots = p.max_tbs;
+  return d;
+}
+}  // namespace
+
+const char* technique_name(TbTechnique t) {
+  switch (t) {
+    case TbTechnique::switch_out: return "switch";
+    case TbTechnique::drain: return "drain";
+    case TbTechnique::flush: return "flush";
+  }
+  return "?";
+}
+
 Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
        Timeline* timeline, uint32_t quantum_cycles)
     : sc_module(name), ctrl_in("ctrl_in"), ctrl_out("ctrl_out"), mem_out("mem_out"),
       walk_out("walk_out"), id_(id), p_(p), clock_(clock), timeline_(timeline), res_(p),
-      pipe_(p, *this), quantum_cycles_(std::max(1u, quantum_cycles)), warp_tbs_(p.max_tbs) {
+      pipe_(p, *this), quantum_cycles_(std::max(1u, quantum_cycles)), warp_tbs_(p.max_tbs),
+      tb_status_(status_params(p)), carried_(p.max_tbs) {
   ctrl_in.register_b_transport(this, &Sm::ctrl_b_transport);
   SC_THREAD(run);
   if (timeline_ && timeline_->enabled()) {
@@ -29,6 +48,10 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   if (ext && ext->command == CtrlCommand::save_context) {
     start_save(delay);
+    return;
+  }
+  if (ext && ext->command == CtrlCommand::flush_tbs) {
+    start_flush(delay, *static_cast<const TbTechnique*>(ext->info));
     return;
   }
   if (!ext || ext->command != CtrlCommand::dispatch_tb) {
@@ -47,18 +70,25 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   ext->accepted = alloc.has_value();
   if (!alloc) return;
   if (idle()) busy_since_ = start;
+  // A flushed TB comes back with no context (remaining 0): it starts again from the beginning.
+  const PtbqEntry* restore = d->restore && d->restore->remaining_cycles > 0 ? d->restore : nullptr;
+  if (d->restore && !restore) ++stats_.tbs_restarted;
+  const uint64_t cycle = clock_.to_cycles_ceil(start);
+  const uint64_t cycle_mask = p_.dual_kernel.cycle_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << p_.dual_kernel.cycle_bits) - 1;
+  tb_status_.start(alloc->slot, cycle & cycle_mask, true);  // nothing executed here yet
+  carried_[alloc->slot] = {};
   if (warp_level(*d->launch->kernel)) {
-    start_warp_tb(d->launch, d->tb, *alloc, start, d->restore ? &d->restore->save_pointer : nullptr);
-    if (d->restore) ++stats_.tbs_restored;
+    start_warp_tb(d->launch, d->tb, *alloc, start, restore ? &restore->save_pointer : nullptr);
+    if (restore) ++stats_.tbs_restored;
     return;
   }
   uint64_t cycles;
   sc_time run_start = start;
-  if (d->restore) {  // the context comes back, then the TB runs the rest of its time
+  if (restore) {  // the context comes back, then the TB runs the rest of its time
     sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
-    run_start = restore_context(*d->launch, d->restore->save_pointer, issue_at);
+    run_start = restore_context(*d->launch, restore->save_pointer, issue_at);
     ++stats_.tbs_restored;
-    cycles = d->restore->remaining_cycles;
+    cycles = restore->remaining_cycles;
   } else {
     cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
   }
@@ -78,6 +108,10 @@ void Sm::start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& al
     if (it == launch->saved_warps.end()) throw SimError(name() + std::string(": restore of a TB that was never saved"));
     resume = std::move(it->second);
     launch->saved_warps.erase(it);
+    if (auto pr = launch->saved_progress.find(tb); pr != launch->saved_progress.end()) {
+      carried_[alloc.slot] = pr->second;
+      launch->saved_progress.erase(pr);
+    }
     sc_time issue_at = start + clock_.cycles(p_.trap_cycles);
     run_start = restore_context(*launch, *saved_pointer, issue_at);
     run_start = std::max(run_start, move_replay_state(*launch, tb, resume, issue_at, false));
@@ -297,8 +331,121 @@ sc_time Sm::save_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc
   uint64_t pointer;
   const sc_time done = write_context(*launch, tb, pointer, issue_at);
   ++stats_.tbs_saved;
-  saving_.push_back({{launch, {tb, pointer, remaining}}, alloc});
+  saving_.push_back({{launch, {tb, pointer, remaining}, TbTechnique::switch_out, 0, 0, context_bytes(*launch)}, alloc});
   return done;
+}
+
+void Sm::refresh_status(uint32_t slot) {
+  const RunningTbStatusEntry& e = tb_status_.at(slot);
+  const uint64_t executed = carried_[slot].executed + pipe_.tb_issued(slot);
+  if (executed > e.executed_instructions) tb_status_.executed(slot, executed - e.executed_instructions);
+  if (carried_[slot].overwrote || pipe_.tb_overwrote(slot)) tb_status_.lost_idempotence(slot);
+}
+
+void Sm::refresh_status(const Resident& r, const sc_time& now, uint64_t& executed_cycles) {
+  const KernelDesc& k = *r.launch->kernel;
+  // The TB's whole run is its sampled time (the same draw as at its first dispatch); a restored
+  // TB ran the part before its save already.
+  const uint64_t total = sample_tb_cycles(k.tb_time, r.launch->seed, r.launch->uid, r.tb);
+  const uint64_t given = clock_.to_cycles(r.end - r.run_start);
+  const uint64_t here = now > r.run_start ? clock_.to_cycles(now - r.run_start) : 0;
+  executed_cycles = std::min(total, total - std::min(total, given) + here);
+  const uint32_t slot = r.alloc.slot;
+  const RunningTbStatusEntry& e = tb_status_.at(slot);
+  const uint64_t instructions = total ? k.instructions_per_tb * executed_cycles / total : 0;
+  if (instructions > e.executed_instructions) tb_status_.executed(slot, instructions - e.executed_instructions);
+  // Its first non-idempotent instruction is at this part of its run (1: none).
+  if (k.idempotent_fraction < 1.0 && double(executed_cycles) >= k.idempotent_fraction * double(total))
+    tb_status_.lost_idempotence(slot);
+}
+
+void Sm::start_flush(sc_time delay, TbTechnique fallback) {
+  const sc_time now = sc_core::sc_time_stamp() + delay;
+  const uint64_t now_cycle = clock_.to_cycles_ceil(now);
+  sc_time done = now;
+  // Warp level: a TB still idempotent stops issuing and is dropped once its in-flight
+  // instructions (loads: nothing it wrote) have completed.
+  uint64_t drained = now_cycle;
+  std::vector<std::pair<uint32_t, std::vector<WarpPosition>>> to_save;
+  for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
+    WarpTb& t = warp_tbs_[slot];
+    if (!t.launch || t.finished) continue;
+    refresh_status(slot);
+    const RunningTbStatusEntry& e = tb_status_.at(slot);
+    if (e.flush) {
+      uint64_t flushed_at = now_cycle;
+      pipe_.evict_tb(slot, flushed_at);
+      done = std::max(done, clock_.cycles(double(flushed_at)));
+      const uint64_t cycles = now_cycle - std::min(now_cycle, clock_.to_cycles(t.start));
+      saving_.push_back({{t.launch, {t.tb, 0, 0}, TbTechnique::flush, e.executed_instructions, cycles, 0}, t.alloc});
+      ++stats_.tbs_flushed;
+      stats_.flushed_instructions += e.executed_instructions;
+      stats_.flushed_cycles += cycles;
+      t.launch->saved_progress.erase(t.tb);
+      t = WarpTb{};
+      --warp_tbs_live_;
+    } else if (fallback == TbTechnique::switch_out) {
+      to_save.push_back({slot, pipe_.evict_tb(slot, drained)});
+    } else {
+      saving_.push_back({{t.launch, {t.tb, 0, 0}, TbTechnique::drain}, std::nullopt});
+    }
+  }
+  // TB level: a flush is immediate (the TB's results so far are dropped with it).
+  std::vector<Resident> keep, to_switch;
+  while (!resident_.empty()) {
+    Resident r = resident_.top();
+    resident_.pop();
+    if (r.end <= now) {  // ends by now: finishes normally
+      keep.push_back(r);
+      continue;
+    }
+    uint64_t executed_cycles = 0;
+    refresh_status(r, now, executed_cycles);
+    const RunningTbStatusEntry& e = tb_status_.at(r.alloc.slot);
+    if (e.flush) {
+      saving_.push_back({{r.launch, {r.tb, 0, 0}, TbTechnique::flush, e.executed_instructions, executed_cycles, 0}, r.alloc});
+      ++stats_.tbs_flushed;
+      stats_.flushed_instructions += e.executed_instructions;
+      stats_.flushed_cycles += executed_cycles;
+    } else if (fallback == TbTechnique::switch_out) {
+      to_switch.push_back(r);
+    } else {
+      saving_.push_back({{r.launch, {r.tb, 0, 0}, TbTechnique::drain}, std::nullopt});
+      keep.push_back(r);
+    }
+  }
+  for (const auto& r : keep) resident_.push(r);
+  if (!to_save.empty() || !to_switch.empty()) {  // the fallback: a context save of the rest
+    sc_time drain_end = clock_.cycles(double(drained));
+    if (!to_switch.empty()) drain_end = std::max(drain_end, now + clock_.cycles(p_.drain_cycles));
+    sc_time issue_at = drain_end + clock_.cycles(p_.trap_cycles);
+    done = std::max(done, issue_at);
+    for (auto& [slot, warps] : to_save) {
+      WarpTb& t = warp_tbs_[slot];
+      done = std::max(done, save_tb(t.launch, t.tb, t.alloc, 1, issue_at));
+      done = std::max(done, move_replay_state(*t.launch, t.tb, warps, issue_at, true));
+      t.launch->saved_warps[t.tb] = std::move(warps);
+      t.launch->saved_progress[t.tb] = {carried_[slot].executed + pipe_.tb_issued(slot),
+                                        carried_[slot].overwrote || pipe_.tb_overwrote(slot)};
+      t = WarpTb{};
+      --warp_tbs_live_;
+    }
+    for (const Resident& r : to_switch) {
+      const sc_time from = std::max(now, r.run_start);
+      const uint64_t remaining = std::max<uint64_t>(1, clock_.to_cycles(r.end - from));
+      done = std::max(done, save_tb(r.launch, r.tb, r.alloc, remaining, issue_at));
+    }
+  }
+  // TBs block switching has switched out keep their saved contexts (as in a context switch).
+  for (const ParkedTb& p : parked_) {
+    saving_.push_back({{p.launch, {p.tb, p.pointer, 1}, TbTechnique::switch_out, 0, 0, context_bytes(*p.launch)},
+                       p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
+    done = std::max(done, p.saved);
+  }
+  parked_.clear();
+  save_done_ = done;
+  save_pending_ = true;
+  wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 sc_time Sm::move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
@@ -337,6 +484,8 @@ void Sm::start_save(sc_time delay) {
     done = std::max(done, save_tb(t.launch, t.tb, t.alloc, 1, issue_at));  // its work left is in the warps
     done = std::max(done, move_replay_state(*t.launch, t.tb, warps, issue_at, true));
     t.launch->saved_warps[t.tb] = std::move(warps);
+    t.launch->saved_progress[t.tb] = {carried_[slot].executed + pipe_.tb_issued(slot),
+                                      carried_[slot].overwrote || pipe_.tb_overwrote(slot)};
     t = WarpTb{};
     --warp_tbs_live_;
   }
@@ -355,7 +504,8 @@ void Sm::start_save(sc_time delay) {
   // TBs block switching has switched out go to the block scheduler too: their contexts are (being)
   // written already.
   for (const ParkedTb& p : parked_) {
-    saving_.push_back({{p.launch, {p.tb, p.pointer, 1}}, p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
+    saving_.push_back({{p.launch, {p.tb, p.pointer, 1}, TbTechnique::switch_out, 0, 0, context_bytes(*p.launch)},
+                       p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
     done = std::max(done, p.saved);
   }
   parked_.clear();
@@ -371,7 +521,9 @@ void Sm::finish_save() {
     if (alloc) res_.release(*alloc);
     saved.push_back(rec);
     if (alloc && timeline_ && timeline_->enabled())
-      timeline_->instant(Timeline::sm_pid(id_), alloc->slot, "saved " + rec.launch->kernel->name, to_ns(save_done_));
+      timeline_->instant(Timeline::sm_pid(id_), alloc->slot,
+                         (rec.technique == TbTechnique::flush ? "flushed " : "saved ") + rec.launch->kernel->name,
+                         to_ns(save_done_));
   }
   saving_.clear();
   if (idle()) stats_.busy += sc_core::sc_time_stamp() - busy_since_;

@@ -18,6 +18,7 @@
 #include "common/clock.hpp"
 #include "common/payload.hpp"
 #include "common/timeline.hpp"
+#include "extensions/dual_kernel_tables.hpp"
 #include "extensions/ptbq.hpp"
 #include "sm/pipeline.hpp"
 #include "sm/sm_resources.hpp"
@@ -34,10 +35,20 @@ struct TbDispatch {
   const PtbqEntry* restore = nullptr;  // a preempted TB coming back: restore, then run the rest
 };
 
-// A TB switched out by a context save.
+// What a preemption did with one resident TB (SPEC 4's per-TB techniques).
+enum class TbTechnique : uint8_t { switch_out, drain, flush };
+const char* technique_name(TbTechnique t);
+
+// A TB preempted by a context save or a flush, as reported to the block scheduler. A flushed TB
+// comes back to the PTBQ with remaining_cycles 0: it restarts from its beginning. A drained one
+// is only reported (it stays and finishes).
 struct SavedTbRecord {
   KernelLaunch* launch;
   PtbqEntry entry;
+  TbTechnique technique = TbTechnique::switch_out;
+  uint64_t wasted_instructions = 0;  // flush: warp instructions it had executed (lost)
+  uint64_t wasted_cycles = 0;        // flush: cycles it had run (lost)
+  uint64_t bytes = 0;                // switch: context (and replay state) bytes saved
 };
 
 // A TB that finished, as reported to the block scheduler.
@@ -68,6 +79,8 @@ struct SmStats {
   uint64_t tbs_switched_out = 0, tbs_switched_in = 0;
   uint64_t switch_bytes_saved = 0, switch_bytes_restored = 0;
   uint32_t peak_switched_out = 0;
+  // Flushing (SPEC 4): TBs dropped while idempotent, restarted later, and the work they lost.
+  uint64_t tbs_flushed = 0, tbs_restarted = 0, flushed_instructions = 0, flushed_cycles = 0;
 };
 
 // Where a TB's context is saved: each launch has its own preallocated area.
@@ -173,6 +186,15 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   sc_core::sc_time move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
                                      sc_core::sc_time& issue_at, bool write);
   void start_save(sc_core::sc_time delay);
+  // Flushing (SPEC 4, relaxed idempotence): drops every resident TB the running-TB status still
+  // marks idempotent (warp level: once its in-flight instructions have drained; TB level: at
+  // once); the others are switched out or drained (`fallback`). One report when it is done.
+  void start_flush(sc_core::sc_time delay, TbTechnique fallback);
+  // Brings the running-TB status entry of a warp-level TB slot up to date from the pipeline.
+  void refresh_status(uint32_t slot);
+  // The same for a TB-level TB at `now`: executed part of its sampled run against the part
+  // before its first non-idempotent instruction (the kernel's idempotent fraction).
+  void refresh_status(const Resident& r, const sc_core::sc_time& now, uint64_t& executed_cycles);
   void finish_save();
 
   uint32_t id_;
@@ -201,6 +223,10 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   sc_core::sc_time ctx_port_free_;   // the SM's context-save port: one line per cycle
   uint64_t fault_known_at_ = ~uint64_t{0};  // pipeline cycle a taken fault becomes known
   bool refused_for_parked_ = false;  // a dispatch was refused to keep room for a resolved TB
+  // SPEC 4: per TB slot, executed instructions, issue cycle and flush (idempotent so far) bit:
+  // the table flushing reads (and `mpgpu report` sizes).
+  RunningTbStatus tb_status_;
+  std::vector<KernelLaunch::Progress> carried_;  // per TB slot: progress before a restore
 };
 
 }  // namespace mpgpu

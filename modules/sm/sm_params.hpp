@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/tlb.hpp"
+#include "extensions/dual_kernel_tables.hpp"
 #include "extensions/replay_queue.hpp"
 #include "sm/l1d_cache.hpp"
 #include "workload/instruction.hpp"
@@ -95,6 +96,9 @@ struct SmParams {
   FaultOrganization fault_organization = FaultOrganization::stall_on_fault;
   // Sized by the platform's `extensions` section: the same numbers `mpgpu report` prints.
   ReplayQueueParams replay_queue;
+  // SPEC 4 tables of the SM (running-TB status read by flushing; victim sets, positions): the
+  // sizes `mpgpu report` gives are these.
+  DualKernelParams dual_kernel;
   OperandLogParams operand_log;
   BlockSwitchParams block_switching;
   // Context switch (SPEC 2): drain in-flight instructions, then a trap routine saves (or restores)

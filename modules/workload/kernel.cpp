@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "common/rng.hpp"
+#include "workload/program.hpp"
+#include "workload/trace.hpp"
 
 namespace mpgpu {
 
@@ -23,6 +25,18 @@ uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_ui
       break;
   }
   return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(c)));
+}
+
+bool may_lose_idempotence(const KernelDesc& k) {
+  auto overwrites = [](MemSpace space, MemOp op) {
+    return op == MemOp::atomic || (space == MemSpace::global && op == MemOp::store);
+  };
+  if (k.program)
+    return std::any_of(k.program->instrs.begin(), k.program->instrs.end(),
+                       [&](const ProgInstr& i) { return overwrites(i.space, i.op); });
+  if (k.trace)
+    return std::any_of(k.trace->ops.begin(), k.trace->ops.end(), [&](const TraceOp& o) { return overwrites(o.space, o.op); });
+  return k.idempotent_fraction < 1.0;
 }
 
 }  // namespace mpgpu

@@ -31,7 +31,8 @@ struct KernelDesc {
   uint32_t threads_per_tb = 32;
   uint32_t registers_per_tb = 0;
   uint32_t shared_mem_per_tb = 0;    // bytes
-  bool idempotent = true;
+  bool idempotent = true;            // TB level: the whole TB (idempotent_fraction 1)
+  double idempotent_fraction = 1.0;  // TB level: part of a TB's run before it loses idempotence
   uint64_t instructions_per_tb = 0;  // warp instructions; 0 = not given
   TbTimeDist tb_time;                // TB level only
   // Warp level (DESIGN, Workloads): the program every warp runs, or a SASS trace of the kernel.
@@ -47,6 +48,11 @@ struct KernelDesc {
 };
 
 inline bool warp_level(const KernelDesc& k) { return k.program || k.trace; }
+
+// Whether a TB of the kernel can lose its relaxed idempotence (SPEC 4: an atomic or a global
+// store executed): at warp level such an instruction in its program or trace, at TB level an
+// idempotent fraction below 1. Flushing such a TB needs a fallback once it has.
+bool may_lose_idempotence(const KernelDesc& k);
 
 // Cycles TB `tb` of launch `launch_uid` runs for: depends only on (seed, launch, tb).
 uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_uid, uint32_t tb);
@@ -79,6 +85,13 @@ struct KernelLaunch {
   double submit_ns = -1, arrive_ns = -1, start_ns = -1, end_ns = -1;
   uint32_t tbs_done = 0;
   std::map<uint32_t, std::vector<WarpPosition>> saved_warps;  // by TB, while switched out
+  // Relaxed idempotence of a switched-out warp-level TB (SPEC 4): warp instructions it executed
+  // and whether it overwrote memory, restored into the running-TB status when it comes back.
+  struct Progress {
+    uint64_t executed = 0;
+    bool overwrote = false;
+  };
+  std::map<uint32_t, Progress> saved_progress;  // by TB, while switched out
   void* host_cookie = nullptr;  // the command processor's record of this launch
 };
 

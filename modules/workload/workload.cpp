@@ -1,5 +1,6 @@
 #include "workload/workload.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -105,11 +106,21 @@ KernelDesc parse_kernel(const std::string& name, const ConfigNode& n) {
     n.opt("registers_per_tb");
   }
   k.shared_mem_per_tb = n.opt_int("shared_mem_per_tb", 0, 0, 1 << 24);
-  k.idempotent = n.opt_bool("idempotent", true);
+  // Relaxed idempotence at TB level: true/false for the whole TB, or the fraction of its run
+  // before its first atomic or global overwrite. Warp level tracks it from the instructions.
+  if (auto id = n.opt("idempotent")) {
+    const std::string v = id->is_scalar() ? id->yaml().Scalar() : "";
+    const bool fraction = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.');
+    k.idempotent_fraction = fraction ? id->as_num(0, 1) : (id->as_bool() ? 1.0 : 0.0);
+    k.idempotent = k.idempotent_fraction >= 1.0;
+  }
   k.instructions_per_tb = n.opt_int("instructions_per_tb", 0, 0, int64_t{1} << 40);
   if (auto prog = n.opt("program")) {
     k.program = std::make_shared<const WarpProgram>(parse_program(*prog, 32));
     if (n.has("tb_time")) n.req("tb_time").fail("a warp-level kernel (program) takes no tb_time: its time comes from the pipeline");
+    if (n.has("idempotent"))
+      n.req("idempotent").fail("a warp-level kernel (program) takes no idempotent: the pipeline tracks it per TB from "
+                               "the atomics and global stores it issues");
     if (k.program->max_register * k.threads_per_tb > k.registers_per_tb)
       prog->fail("the program uses r" + std::to_string(k.program->max_register - 1) + " but the kernel allocates only " +
                  std::to_string(k.registers_per_tb / k.threads_per_tb) + " registers per thread");
@@ -281,6 +292,7 @@ class WorkloadReader {
     root.opt("policy");
     root.opt("replay");
     root.opt("preemption");
+    root.opt("flush_fallback");
     root.opt("max_sim_time_us");
     if (root.has("import")) root.req("import").fail("imports do not nest");
     read_kernels(root.req("kernels"));
@@ -404,8 +416,14 @@ WorkloadDesc load_workload(const std::string& file,
     pol->fail("policy '" + w.policy + "' is specified by SPEC but not implemented in this version");
   w.max_sim_time_ns = root.opt_num("max_sim_time_us", 0, 0, 1e12) * 1e3;
   auto pre = root.opt("preemption");
-  w.preemption = pre ? pre->as_enum({"context_switch", "draining"}) : "context_switch";
+  w.preemption = pre ? pre->as_enum({"context_switch", "draining", "flush"}) : "context_switch";
   w.preemption_source = pre ? pre->where() + ": preemption" : file + ": preemption (default)";
+  // Flushing drops only TBs still idempotent; the others take the fallback (none: refused when
+  // a kernel can lose its idempotence, see resolve_workload).
+  auto fb = root.opt("flush_fallback");
+  w.flush_fallback = fb ? fb->as_enum({"none", "draining", "context_switch"}) : "none";
+  w.flush_fallback_source = fb ? fb->where() + ": flush_fallback" : file + ": flush_fallback (default none)";
+  if (fb && w.preemption != "flush") fb->fail("flush_fallback is for preemption: flush");
   w.replay_until_all_done = root.opt_enum("replay", "none", {"none", "until_all_done"}) != "none";
   const std::string dir = std::filesystem::path(file).parent_path().string();
   if (auto imp = root.opt("import")) reader.read_import(*imp, dir, overrides);

@@ -58,8 +58,10 @@ struct WorkloadDesc {
   uint64_t seed = 1;
   std::string policy = "fcfs";
   std::string policy_source;  // file:line:col of the policy key, or the file
-  std::string preemption = "context_switch";  // context_switch | draining (SM-driver policies)
+  std::string preemption = "context_switch";  // context_switch | draining | flush (SM-driver policies)
   std::string preemption_source;
+  std::string flush_fallback = "none";  // none | draining | context_switch (preemption: flush)
+  std::string flush_fallback_source;
   // Replay every process until all have completed `repeat` runs (SPEC 2 methodology); statistics
   // over completed runs only.
   bool replay_until_all_done = false;
