@@ -1,0 +1,90 @@
+#include "block_scheduler/preemption_cost.hpp"
+
+#include <cmath>
+#include <numeric>
+
+namespace mpgpu {
+
+namespace {
+
+struct Spread {
+  double mean = 0, stddev = 0;
+};
+
+// Mean and (population) standard deviation; none below two samples.
+std::optional<Spread> spread(const std::vector<double>& xs) {
+  if (xs.size() < 2) return std::nullopt;
+  const double mean = std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size());
+  double sq = 0;
+  for (double x : xs) sq += (x - mean) * (x - mean);
+  return Spread{mean, std::sqrt(sq / double(xs.size()))};
+}
+
+// Cycles a resident TB has run, from its issue cycle in the table.
+double ran(const RunningTbStatusEntry& e, uint64_t now) { return now > e.issue_cycle ? double(now - e.issue_cycle) : 0.0; }
+
+}  // namespace
+
+const TechniqueCost& TbCosts::of(PreemptTechnique t) const {
+  return t == PreemptTechnique::switch_out ? switch_out : t == PreemptTechnique::drain ? drain : flush;
+}
+
+std::optional<double> PreemptionCostModel::predicted_cpi(const KernelTbStats& k,
+                                                         const std::vector<RunningTbStatusEntry>& resident,
+                                                         uint64_t now) {
+  std::vector<double> running;
+  for (const auto& e : resident)
+    if (e.executed_instructions > 0) running.push_back(ran(e, now) / double(e.executed_instructions));
+  const auto r = spread(running), f = spread(k.finished_cpi);
+  if (r && f) return r->stddev <= f->stddev ? r->mean : f->mean;
+  if (r) return r->mean;
+  if (f) return f->mean;
+  return std::nullopt;
+}
+
+std::vector<TbCosts> PreemptionCostModel::costs(const CostModelParams& p, const KernelTbStats& k,
+                                                const std::vector<RunningTbStatusEntry>& resident, uint64_t now) {
+  // Switch: the SM's share of DRAM bandwidth moves the context out; the lost throughput is what
+  // the SM's TBs would have executed while it goes out and comes back.
+  const double share = p.dram_bytes_per_cycle / double(std::max(1u, p.num_sms));
+  const double switch_latency = share > 0 ? p.context_bytes / share : kMaxCost;
+  double ipc = 0;
+  for (const auto& e : resident) {
+    const double c = ran(e, now);
+    if (c > 0) ipc += double(e.executed_instructions) / c;
+  }
+  ipc = resident.empty() ? 0 : ipc / double(resident.size());
+  const std::optional<double> cpi = predicted_cpi(k, resident, now);
+  std::optional<double> per_tb;  // mean instructions of a TB of the kernel
+  if (!k.finished_instructions.empty())
+    per_tb = std::accumulate(k.finished_instructions.begin(), k.finished_instructions.end(), 0.0) /
+             double(k.finished_instructions.size());
+  std::vector<TbCosts> out;
+  for (const auto& e : resident) {
+    TbCosts c;
+    c.flush = {0.0, double(e.executed_instructions), e.flush};
+    c.switch_out = {switch_latency, ipc * 2.0 * switch_latency, true};
+    if (cpi && per_tb) {
+      const double remaining = std::max(0.0, *per_tb - double(e.executed_instructions));
+      c.drain = {remaining * *cpi, 0.0, true};
+    } else {
+      c.drain = {kMaxCost, 0.0, true};  // not enough statistics: assume the worst
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+PreemptTechnique PreemptionCostModel::choose(const TbCosts& c, double max_latency) {
+  const PreemptTechnique all[] = {PreemptTechnique::flush, PreemptTechnique::drain, PreemptTechnique::switch_out};
+  std::optional<PreemptTechnique> best, fastest;
+  for (PreemptTechnique t : all) {
+    const TechniqueCost& x = c.of(t);
+    if (!x.legal) continue;
+    if (x.latency <= max_latency && (!best || x.overhead < c.of(*best).overhead)) best = t;
+    if (!fastest || x.latency < c.of(*fastest).latency) fastest = t;
+  }
+  return best ? *best : *fastest;  // switching is always legal
+}
+
+}  // namespace mpgpu
