@@ -335,9 +335,16 @@ sc_time Sm::save_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc
   return done;
 }
 
+namespace {
+// The table's executed-instructions field saturates (4 B in SPEC 4) instead of overflowing.
+uint64_t saturated(uint64_t n, const DualKernelParams& p) {
+  return p.instruction_count_bits >= 64 ? n : std::min(n, (uint64_t{1} << p.instruction_count_bits) - 1);
+}
+}  // namespace
+
 void Sm::refresh_status(uint32_t slot) {
   const RunningTbStatusEntry& e = tb_status_.at(slot);
-  const uint64_t executed = carried_[slot].executed + pipe_.tb_issued(slot);
+  const uint64_t executed = saturated(carried_[slot].executed + pipe_.tb_issued(slot), p_.dual_kernel);
   if (executed > e.executed_instructions) tb_status_.executed(slot, executed - e.executed_instructions);
   if (carried_[slot].overwrote || pipe_.tb_overwrote(slot)) tb_status_.lost_idempotence(slot);
 }
@@ -352,7 +359,10 @@ void Sm::refresh_status(const Resident& r, const sc_time& now, uint64_t& execute
   executed_cycles = std::min(total, total - std::min(total, given) + here);
   const uint32_t slot = r.alloc.slot;
   const RunningTbStatusEntry& e = tb_status_.at(slot);
-  const uint64_t instructions = total ? k.instructions_per_tb * executed_cycles / total : 0;
+  const uint64_t instructions =
+      total ? saturated(static_cast<uint64_t>(double(k.instructions_per_tb) * double(executed_cycles) / double(total)),
+                        p_.dual_kernel)
+            : 0;
   if (instructions > e.executed_instructions) tb_status_.executed(slot, instructions - e.executed_instructions);
   // Its first non-idempotent instruction is at this part of its run (1: none).
   if (k.idempotent_fraction < 1.0 && double(executed_cycles) >= k.idempotent_fraction * double(total))
