@@ -430,32 +430,10 @@ void Sm::start_flush(sc_time delay, TbTechnique fallback) {
     if (!to_switch.empty()) drain_end = std::max(drain_end, now + clock_.cycles(p_.drain_cycles));
     sc_time issue_at = drain_end + clock_.cycles(p_.trap_cycles);
     done = std::max(done, issue_at);
-    for (auto& [slot, warps] : to_save) {
-      WarpTb& t = warp_tbs_[slot];
-      done = std::max(done, save_tb(t.launch, t.tb, t.alloc, 1, issue_at));
-      done = std::max(done, move_replay_state(*t.launch, t.tb, warps, issue_at, true));
-      t.launch->saved_warps[t.tb] = std::move(warps);
-      t.launch->saved_progress[t.tb] = {carried_[slot].executed + pipe_.tb_issued(slot),
-                                        carried_[slot].overwrote || pipe_.tb_overwrote(slot)};
-      t = WarpTb{};
-      --warp_tbs_live_;
-    }
-    for (const Resident& r : to_switch) {
-      const sc_time from = std::max(now, r.run_start);
-      const uint64_t remaining = std::max<uint64_t>(1, clock_.to_cycles(r.end - from));
-      done = std::max(done, save_tb(r.launch, r.tb, r.alloc, remaining, issue_at));
-    }
+    for (auto& [slot, warps] : to_save) done = std::max(done, save_warp_tb(slot, std::move(warps), issue_at));
+    for (const Resident& r : to_switch) done = std::max(done, save_resident(r, now, issue_at));
   }
-  // TBs block switching has switched out keep their saved contexts (as in a context switch).
-  for (const ParkedTb& p : parked_) {
-    saving_.push_back({{p.launch, {p.tb, p.pointer, 1}, TbTechnique::switch_out, 0, 0, context_bytes(*p.launch)},
-                       p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
-    done = std::max(done, p.saved);
-  }
-  parked_.clear();
-  save_done_ = done;
-  save_pending_ = true;
-  wake_.notify(sc_core::SC_ZERO_TIME);
+  report_preemption_at(done);
 }
 
 sc_time Sm::move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
@@ -489,16 +467,7 @@ void Sm::start_save(sc_time delay) {
   std::vector<Resident> keep;
   sc_time issue_at = drain_end + clock_.cycles(p_.trap_cycles);
   sc_time done = issue_at;
-  for (auto& [slot, warps] : evicted) {
-    WarpTb& t = warp_tbs_[slot];
-    done = std::max(done, save_tb(t.launch, t.tb, t.alloc, 1, issue_at));  // its work left is in the warps
-    done = std::max(done, move_replay_state(*t.launch, t.tb, warps, issue_at, true));
-    t.launch->saved_warps[t.tb] = std::move(warps);
-    t.launch->saved_progress[t.tb] = {carried_[slot].executed + pipe_.tb_issued(slot),
-                                      carried_[slot].overwrote || pipe_.tb_overwrote(slot)};
-    t = WarpTb{};
-    --warp_tbs_live_;
-  }
+  for (auto& [slot, warps] : evicted) done = std::max(done, save_warp_tb(slot, std::move(warps), issue_at));
   while (!resident_.empty()) {
     Resident r = resident_.top();
     resident_.pop();
@@ -506,11 +475,31 @@ void Sm::start_save(sc_time delay) {
       keep.push_back(r);
       continue;
     }
-    const sc_time from = std::max(now, r.run_start);
-    const uint64_t remaining = std::max<uint64_t>(1, clock_.to_cycles(r.end - from));
-    done = std::max(done, save_tb(r.launch, r.tb, r.alloc, remaining, issue_at));
+    done = std::max(done, save_resident(r, now, issue_at));
   }
   for (const auto& r : keep) resident_.push(r);
+  report_preemption_at(done);
+}
+
+sc_time Sm::save_warp_tb(uint32_t slot, std::vector<WarpPosition>&& warps, sc_time& issue_at) {
+  WarpTb& t = warp_tbs_[slot];
+  sc_time done = save_tb(t.launch, t.tb, t.alloc, 1, issue_at);  // its work left is in the warps
+  done = std::max(done, move_replay_state(*t.launch, t.tb, warps, issue_at, true));
+  t.launch->saved_warps[t.tb] = std::move(warps);
+  t.launch->saved_progress[t.tb] = {carried_[slot].executed + pipe_.tb_issued(slot),
+                                    carried_[slot].overwrote || pipe_.tb_overwrote(slot)};
+  t = WarpTb{};
+  --warp_tbs_live_;
+  return done;
+}
+
+sc_time Sm::save_resident(const Resident& r, const sc_time& now, sc_time& issue_at) {
+  const sc_time from = std::max(now, r.run_start);
+  const uint64_t remaining = std::max<uint64_t>(1, clock_.to_cycles(r.end - from));
+  return save_tb(r.launch, r.tb, r.alloc, remaining, issue_at);
+}
+
+void Sm::report_preemption_at(sc_time done) {
   // TBs block switching has switched out go to the block scheduler too: their contexts are (being)
   // written already.
   for (const ParkedTb& p : parked_) {

@@ -186,6 +186,13 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   sc_core::sc_time move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
                                      sc_core::sc_time& issue_at, bool write);
   void start_save(sc_core::sc_time delay);
+  // Context switch of one TB from `issue_at`: a warp-level TB slot whose warps were evicted, or a
+  // TB-level TB frozen at `now` (its remaining run goes with it); returns when its context is out.
+  sc_core::sc_time save_warp_tb(uint32_t slot, std::vector<WarpPosition>&& warps, sc_core::sc_time& issue_at);
+  sc_core::sc_time save_resident(const Resident& r, const sc_core::sc_time& now, sc_core::sc_time& issue_at);
+  // Ends a preemption: TBs block switching parked go too; the SM reports them all at `done` (or
+  // when the last parked context is out).
+  void report_preemption_at(sc_core::sc_time done);
   // Flushing (SPEC 4, relaxed idempotence): drops every resident TB the running-TB status still
   // marks idempotent (warp level: once its in-flight instructions have drained; TB level: at
   // once); the others are switched out or drained (`fallback`). One report when it is done.
