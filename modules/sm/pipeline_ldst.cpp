@@ -61,7 +61,7 @@ Translation SmPipeline::translate(Warp& w, uint64_t va, uint64_t at) {
 
 SmPipeline::MemIssue SmPipeline::execute_memory(Warp& w, const Decoded& d, uint32_t wid, uint64_t c, int n) {
   PipelineStats& ks = *w.kstats;
-  if (d.op == MemOp::atomic || (d.space == MemSpace::global && d.op == MemOp::store)) tbs_[w.tb_slot].overwrote = true;
+  if (overwrites_memory(d.space, d.op)) tbs_[w.tb_slot].overwrote = true;
   const TbSlot& tb = tbs_[w.tb_slot];
   MemIssue m;
   m.last_check = c;

@@ -342,11 +342,24 @@ uint64_t saturated(uint64_t n, const DualKernelParams& p) {
 }
 }  // namespace
 
+KernelLaunch::Progress Sm::progress_of(uint32_t slot) const {
+  return {carried_[slot].executed + pipe_.tb_issued(slot), carried_[slot].overwrote || pipe_.tb_overwrote(slot)};
+}
+
 void Sm::refresh_status(uint32_t slot) {
   const RunningTbStatusEntry& e = tb_status_.at(slot);
-  const uint64_t executed = saturated(carried_[slot].executed + pipe_.tb_issued(slot), p_.dual_kernel);
+  const KernelLaunch::Progress pr = progress_of(slot);
+  const uint64_t executed = saturated(pr.executed, p_.dual_kernel);
   if (executed > e.executed_instructions) tb_status_.executed(slot, executed - e.executed_instructions);
-  if (carried_[slot].overwrote || pipe_.tb_overwrote(slot)) tb_status_.lost_idempotence(slot);
+  if (pr.overwrote) tb_status_.lost_idempotence(slot);
+}
+
+void Sm::record_flush(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, uint64_t instructions,
+                      uint64_t cycles) {
+  saving_.push_back({{launch, {tb, 0, 0}, TbTechnique::flush, instructions, cycles, 0}, alloc});
+  ++stats_.tbs_flushed;
+  stats_.flushed_instructions += instructions;
+  stats_.flushed_cycles += cycles;
 }
 
 void Sm::refresh_status(const Resident& r, const sc_time& now, uint64_t& executed_cycles) {
@@ -386,12 +399,8 @@ void Sm::start_flush(sc_time delay, TbTechnique fallback) {
       uint64_t flushed_at = now_cycle;
       pipe_.evict_tb(slot, flushed_at);
       done = std::max(done, clock_.cycles(double(flushed_at)));
-      const uint64_t cycles = now_cycle - std::min(now_cycle, clock_.to_cycles(t.start));
-      saving_.push_back({{t.launch, {t.tb, 0, 0}, TbTechnique::flush, e.executed_instructions, cycles, 0}, t.alloc});
-      ++stats_.tbs_flushed;
-      stats_.flushed_instructions += e.executed_instructions;
-      stats_.flushed_cycles += cycles;
-      t.launch->saved_progress.erase(t.tb);
+      record_flush(t.launch, t.tb, t.alloc, e.executed_instructions,
+                   now_cycle - std::min(now_cycle, clock_.to_cycles(t.start)));
       t = WarpTb{};
       --warp_tbs_live_;
     } else if (fallback == TbTechnique::switch_out) {
@@ -413,10 +422,7 @@ void Sm::start_flush(sc_time delay, TbTechnique fallback) {
     refresh_status(r, now, executed_cycles);
     const RunningTbStatusEntry& e = tb_status_.at(r.alloc.slot);
     if (e.flush) {
-      saving_.push_back({{r.launch, {r.tb, 0, 0}, TbTechnique::flush, e.executed_instructions, executed_cycles, 0}, r.alloc});
-      ++stats_.tbs_flushed;
-      stats_.flushed_instructions += e.executed_instructions;
-      stats_.flushed_cycles += executed_cycles;
+      record_flush(r.launch, r.tb, r.alloc, e.executed_instructions, executed_cycles);
     } else if (fallback == TbTechnique::switch_out) {
       to_switch.push_back(r);
     } else {
@@ -486,8 +492,7 @@ sc_time Sm::save_warp_tb(uint32_t slot, std::vector<WarpPosition>&& warps, sc_ti
   sc_time done = save_tb(t.launch, t.tb, t.alloc, 1, issue_at);  // its work left is in the warps
   done = std::max(done, move_replay_state(*t.launch, t.tb, warps, issue_at, true));
   t.launch->saved_warps[t.tb] = std::move(warps);
-  t.launch->saved_progress[t.tb] = {carried_[slot].executed + pipe_.tb_issued(slot),
-                                    carried_[slot].overwrote || pipe_.tb_overwrote(slot)};
+  t.launch->saved_progress[t.tb] = progress_of(slot);
   t = WarpTb{};
   --warp_tbs_live_;
   return done;

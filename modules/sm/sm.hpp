@@ -197,8 +197,13 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // marks idempotent (warp level: once its in-flight instructions have drained; TB level: at
   // once); the others are switched out or drained (`fallback`). One report when it is done.
   void start_flush(sc_core::sc_time delay, TbTechnique fallback);
+  // A warp-level TB slot's progress: what it ran here plus what it brought back from a save.
+  KernelLaunch::Progress progress_of(uint32_t slot) const;
   // Brings the running-TB status entry of a warp-level TB slot up to date from the pipeline.
   void refresh_status(uint32_t slot);
+  // A TB dropped by a flush: its room goes with the report; the work it had done is counted lost.
+  void record_flush(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, uint64_t instructions,
+                    uint64_t cycles);
   // The same for a TB-level TB at `now`: executed part of its sampled run against the part
   // before its first non-idempotent instruction (the kernel's idempotent fraction).
   void refresh_status(const Resident& r, const sc_core::sc_time& now, uint64_t& executed_cycles);

@@ -25,6 +25,11 @@ const char* unit_class_name(UnitClass c);
 enum class MemSpace : uint8_t { none, global, shared, local, constant };
 enum class MemOp : uint8_t { none, load, store, atomic };
 
+// Ends a TB's relaxed idempotence (SPEC 4): an atomic, or a store to global memory.
+inline bool overwrites_memory(MemSpace space, MemOp op) {
+  return op == MemOp::atomic || (space == MemSpace::global && op == MemOp::store);
+}
+
 // Register numbers (per thread); kNoReg = unused operand slot. R255 (RZ) is never a dependency.
 constexpr uint16_t kNoReg = 0xffff;
 constexpr int kMaxDst = 4, kMaxSrc = 4;

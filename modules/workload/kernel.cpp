@@ -28,14 +28,12 @@ uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_ui
 }
 
 bool may_lose_idempotence(const KernelDesc& k) {
-  auto overwrites = [](MemSpace space, MemOp op) {
-    return op == MemOp::atomic || (space == MemSpace::global && op == MemOp::store);
-  };
   if (k.program)
     return std::any_of(k.program->instrs.begin(), k.program->instrs.end(),
-                       [&](const ProgInstr& i) { return overwrites(i.space, i.op); });
+                       [](const ProgInstr& i) { return overwrites_memory(i.space, i.op); });
   if (k.trace)
-    return std::any_of(k.trace->ops.begin(), k.trace->ops.end(), [&](const TraceOp& o) { return overwrites(o.space, o.op); });
+    return std::any_of(k.trace->ops.begin(), k.trace->ops.end(),
+                       [](const TraceOp& o) { return overwrites_memory(o.space, o.op); });
   return k.idempotent_fraction < 1.0;
 }
 

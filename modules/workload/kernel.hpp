@@ -31,8 +31,7 @@ struct KernelDesc {
   uint32_t threads_per_tb = 32;
   uint32_t registers_per_tb = 0;
   uint32_t shared_mem_per_tb = 0;    // bytes
-  bool idempotent = true;            // TB level: the whole TB (idempotent_fraction 1)
-  double idempotent_fraction = 1.0;  // TB level: part of a TB's run before it loses idempotence
+  double idempotent_fraction = 1.0;  // TB level: part of a TB's run before it loses idempotence (1: never)
   uint64_t instructions_per_tb = 0;  // warp instructions; 0 = not given
   TbTimeDist tb_time;                // TB level only
   // Warp level (DESIGN, Workloads): the program every warp runs, or a SASS trace of the kernel.

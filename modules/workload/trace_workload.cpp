@@ -27,7 +27,6 @@ KernelDesc kernel_from_trace(std::shared_ptr<const TraceKernel> t, const std::st
   // Registers are allocated per warp in the hardware: whole warps of threads.
   k.registers_per_tb = std::max(1u, t->nregs) * t->warps_per_tb() * 32;
   k.shared_mem_per_tb = t->shmem;
-  k.idempotent = true;
   k.trace = std::move(t);
   return k;
 }

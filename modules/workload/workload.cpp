@@ -112,7 +112,6 @@ KernelDesc parse_kernel(const std::string& name, const ConfigNode& n) {
     const std::string v = id->is_scalar() ? id->yaml().Scalar() : "";
     const bool fraction = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.');
     k.idempotent_fraction = fraction ? id->as_num(0, 1) : (id->as_bool() ? 1.0 : 0.0);
-    k.idempotent = k.idempotent_fraction >= 1.0;
   }
   k.instructions_per_tb = n.opt_int("instructions_per_tb", 0, 0, int64_t{1} << 40);
   if (auto prog = n.opt("program")) {
