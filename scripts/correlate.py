@@ -52,15 +52,11 @@ def log_tail(path, n=400):
 
 def trace_result(out_dir, name, res):
     """(figures, None) of a trace's run, or (None, why) when it failed."""
-    if res is not None:
-        s = res[name]
-    else:  # some runs failed: the sweep returned nothing; read each run's outcome
-        o = sweep.Results(out_dir).outcome(name)
-        if not o or o.get("exit") != 0:
-            why = f"exit {o['exit']}" if o else "no outcome"
-            return None, f"{why}: {log_tail(os.path.join(out_dir, name, 'run.log'))}"
-        with open(os.path.join(out_dir, name, "stats.json")) as f:
-            s = json.load(f)
+    if name in res.failed:
+        o = res.outcome(name)
+        why = f"exit {o['exit']}" if o else "no outcome"
+        return None, f"{why}: {log_tail(os.path.join(out_dir, name, 'run.log'))}"
+    s = res[name]
     wl = [k["warp_level"] for k in s["kernels"] if "warp_level" in k]
     return {"cycles": sum(k["cycles"] for k in wl),
             "thread_instructions": sum(k["thread_instructions"] for k in wl)}, None
@@ -91,16 +87,10 @@ def main():
             ap.error(f"--set {o}: expected KEY=VALUE")
         sets[k] = v
     platform = os.path.abspath(a.platform)
-    if not os.path.isfile(platform):
-        sys.exit(f"{a.platform}: no such platform file")
     runs = [sweep.Run(key=n, platform=platform, trace=os.path.abspath(os.path.join(a.traces, n, "kernelslist.g")),
                       sets=sets) for n in names]
-    try:
-        res = sweep.execute(runs, a.out, a, name="correlate")
-    except SystemExit as e:
-        if e.code != 1:  # bad input or an unavailable backend: nothing ran
-            raise
-        res = None  # some runs failed: the others are still reported (and the exit status is 1)
+    # A failed trace is reported in the table (and the exit status is 1), not the end of the run.
+    res = sweep.execute(runs, a.out, a, name="correlate", keep_failed=True)
     results = {n: trace_result(a.out, n, res) for n in names}
     print(f"{'trace':<14}{'model':>9}{'reference':>11}{'ratio':>8}{'|error|':>9}  {'insn':<6}what it isolates")
     errors, bad_insn, failed, outside = [], [], [], []

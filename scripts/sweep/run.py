@@ -101,13 +101,14 @@ def read_text(path):
         return None
 
 
-def is_done(run_dir, spec):
-    """The run in run_dir finished with exit 0 for this spec and its stats.json is whole."""
+def done_stats(run_dir, spec):
+    """The stats.json of the run in run_dir if it finished with exit 0 for this spec and the file
+    is whole; else None."""
     outcome = read_json(os.path.join(run_dir, OUTCOME))
     if not outcome or outcome.get("spec") != spec or outcome.get("exit") != 0:
-        return False
+        return None
     stats = read_json(os.path.join(run_dir, "stats.json"))
-    return isinstance(stats, dict) and "processes" in stats and "host" in stats
+    return stats if isinstance(stats, dict) and "processes" in stats and "host" in stats else None
 
 
 def arm(run_dir, argv, spec, timeout_s):

@@ -12,7 +12,7 @@ import time
 from .errors import SweepError, SweepFailed
 from .local import LocalBackend
 from .progress import Progress
-from .run import arm, is_done, prepare, read_json
+from .run import arm, done_stats, prepare, read_json
 from .task import LOG, OUTCOME
 from .slurm import SlurmBackend
 
@@ -45,6 +45,12 @@ class Results(dict):
     def __init__(self, out_dir):
         super().__init__()
         self.out_dir = out_dir
+
+    def stats(self, key):
+        """The run's stats.json, read once."""
+        if key not in self:
+            self[key] = read_json(os.path.join(self.out_dir, key, "stats.json"))
+        return self[key]
 
     def outcome(self, key):
         return read_json(os.path.join(self.out_dir, key, OUTCOME))
@@ -103,14 +109,13 @@ def stages_of(runs):
     return [[r for r in runs if depth[r.key] == k] for k in range(max(depth.values(), default=-1) + 1)]
 
 
-def tsp_of(run, out_dir):
-    """{process: T_SP ns} from the isolated runs run.tsp_from names."""
+def tsp_of(run, results):
+    """{process: T_SP ns} from the isolated runs run.tsp_from names (done: in `results`)."""
     if run.tsp_from is None:
         return run.tsp
     tsp = {}
     for proc, dep in run.tsp_from.items():
-        stats = read_json(os.path.join(out_dir, dep, "stats.json"))
-        ps = stats["processes"]
+        ps = results.stats(dep)["processes"]
         p = next((p for p in ps if p["name"] == proc), ps[0] if len(ps) == 1 else None)
         if p is None:
             raise SweepError(f"run {run.key}: run {dep} has no process {proc}")
@@ -118,12 +123,13 @@ def tsp_of(run, out_dir):
     return tsp
 
 
-def execute(runs, out_dir, args, name=None, log=sys.stderr):
+def execute(runs, out_dir, args, name=None, log=sys.stderr, keep_failed=False):
     """Runs the sweep and returns its Results; exits 2 on bad input or an unavailable backend
     (before anything runs) and 1 when runs failed (after the others ran: re-invoking redoes only
-    the failed ones)."""
+    the failed ones). keep_failed: failed runs are listed and left out of the Results instead
+    (Results.failed names them), for callers that report on the others."""
     try:
-        return _execute(runs, out_dir, args, name or os.path.basename(os.path.normpath(out_dir)), log)
+        return _execute(runs, out_dir, args, name or os.path.basename(os.path.normpath(out_dir)), log, keep_failed)
     except (SweepError, SweepFailed) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(e.exit_code)
@@ -133,7 +139,7 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _execute(runs, out_dir, args, name, log):
+def _execute(runs, out_dir, args, name, log, keep_failed):
     stages = stages_of(runs)
     backend = backend_of(args)
     backend.check()
@@ -145,7 +151,8 @@ def _execute(runs, out_dir, args, name, log):
             os.remove(os.path.join(sweep_dir, old))
     print(f"sweep {name}: {len(runs)} runs in {len(stages)} stage(s), {desc}, backend {backend.describe()}", file=log)
     failed = {}  # key -> reason
-    skipped = 0
+    skipped = blocked = 0
+    results = Results(out_dir)
     progress = Progress(name, len(runs), 0)
     # SIGTERM (a batch system ending the script) unwinds like Ctrl-C: the backends stop their tasks.
     old_term = signal.signal(signal.SIGTERM, _interrupt)
@@ -153,17 +160,20 @@ def _execute(runs, out_dir, args, name, log):
         for k, stage in enumerate(stages):
             todo = {}  # run dir -> run
             for r in stage:
-                blocked = [d for d in (r.tsp_from or {}).values() if d in failed]
-                if blocked:
-                    failed[r.key] = f"not run: its isolated run {blocked[0]} failed"
+                failed_deps = [d for d in (r.tsp_from or {}).values() if d in failed]
+                if failed_deps:
+                    failed[r.key] = f"not run: its isolated run {failed_deps[0]} failed"
+                    blocked += 1
                     progress.add(False)
                     continue
                 d = os.path.join(out_dir, r.key)
                 try:
-                    argv, spec = prepare(r, d, binary, sha, tsp_of(r, out_dir))
+                    argv, spec = prepare(r, d, binary, sha, tsp_of(r, results))
                 except FileNotFoundError as e:
                     raise SweepError(f"run {r.key}: {e.filename}: no such file")
-                if not args.redo and is_done(d, spec):
+                stats = None if args.redo else done_stats(d, spec)
+                if stats is not None:
+                    results[r.key] = stats
                     skipped += 1
                     progress.skip()
                     continue
@@ -196,14 +206,18 @@ def _execute(runs, out_dir, args, name, log):
     finally:
         signal.signal(signal.SIGTERM, old_term)
     progress.close()
-    ran = len(runs) - skipped - sum(1 for why in failed.values() if why.startswith("not run"))
+    ran = len(runs) - skipped - blocked
     print(f"sweep {name}: {ran} runs ran, {skipped} were already done for the same inputs", file=log)
     if failed:
         lines = "\n".join(f"  {k}: {why}" for k, why in sorted(failed.items()))
-        raise SweepFailed(f"sweep {name}: {len(failed)} of {len(runs)} runs failed (invoke it again to redo only "
-                          f"those, or add --retries N):\n{lines}")
-    results = Results(out_dir)
+        msg = (f"sweep {name}: {len(failed)} of {len(runs)} runs failed (invoke it again to redo only those, or add "
+               f"--retries N):\n{lines}")
+        if not keep_failed:
+            raise SweepFailed(msg)
+        print(f"error: {msg}", file=sys.stderr)
+    results.failed = failed
     for r in runs:
-        results[r.key] = read_json(os.path.join(out_dir, r.key, "stats.json"))
+        if r.key not in failed:
+            results.stats(r.key)  # the runs that ran now: read once
     results.binary = desc
     return results

@@ -9,6 +9,8 @@ import sys
 import time
 
 from .errors import SweepError
+from .run import read_json
+from .task import OUTCOME
 
 TASK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "task.py")
 
@@ -91,12 +93,9 @@ class SlurmBackend:
 
     @staticmethod
     def _ended(run_dir):
-        from .task import OUTCOME
         return os.path.exists(os.path.join(run_dir, OUTCOME))
 
     @staticmethod
     def _exit(run_dir):
-        from .run import read_json
-        from .task import OUTCOME
         o = read_json(os.path.join(run_dir, OUTCOME))
         return o.get("exit") if o else None
