@@ -53,7 +53,7 @@ TEST(PreemptionCost, CpiComesFromTheLessVariableSampleAndNeedsTwoSamples) {
 
 TEST(PreemptionCost, ChimeraPicksTheLeastOverheadTechniqueMeetingTheConstraint) {
   const auto c = PreemptionCostModel::costs(params(), finished(), sm_state(), 1000);
-  using T = PreemptTechnique;
+  using T = TbTechnique;
   // 1000 cycles: A flushes (overhead 500 < switch 614.4; drain 1860 too slow); B cannot flush
   // and cannot drain in time: switch; C flushes (100).
   EXPECT_EQ(PreemptionCostModel::choose(c[0], 1000), T::flush);

@@ -57,9 +57,9 @@ TEST(VictimSelection, PicksTheLeastOverheadCandidatesMeetingTheConstraint) {
   ASSERT_EQ(v.positions, (std::vector<uint32_t>{2, 3}));
   ASSERT_EQ(v.victims.size(), 2u);
   EXPECT_EQ(v.victims[0].slot, 2u);
-  EXPECT_EQ(v.victims[0].technique, PreemptTechnique::drain);
+  EXPECT_EQ(v.victims[0].technique, TbTechnique::drain);
   EXPECT_EQ(v.victims[1].slot, 3u);
-  EXPECT_EQ(v.victims[1].technique, PreemptTechnique::flush);
+  EXPECT_EQ(v.victims[1].technique, TbTechnique::flush);
   EXPECT_DOUBLE_EQ(v.latency, 800);
   EXPECT_DOUBLE_EQ(v.overhead, 10);
   // Clear-on-preempt: slots 2 and 3 are gone from every set; 0 and 1 remain.
@@ -78,9 +78,9 @@ TEST(VictimSelection, APreemptedTbLeavesEveryCandidateSoSharedOnesGetCheaper) {
   ASSERT_EQ(v.positions, (std::vector<uint32_t>{2, 3, 0, 1}));
   ASSERT_EQ(v.victims.size(), 4u);
   EXPECT_EQ(v.victims[2].slot, 0u);
-  EXPECT_EQ(v.victims[2].technique, PreemptTechnique::switch_out);
+  EXPECT_EQ(v.victims[2].technique, TbTechnique::switch_out);
   EXPECT_EQ(v.victims[3].slot, 1u);
-  EXPECT_EQ(v.victims[3].technique, PreemptTechnique::drain);
+  EXPECT_EQ(v.victims[3].technique, TbTechnique::drain);
   EXPECT_DOUBLE_EQ(v.overhead, 610);
   EXPECT_DOUBLE_EQ(v.latency, 900);
   EXPECT_EQ(s.free_position(), 0);  // every set is empty now
@@ -96,9 +96,9 @@ TEST(VictimSelection, WithoutACandidateMeetingTheConstraintTheFastestIsTaken) {
   const VictimChoice v = select_victims(s, costs(), 3, 100);
   ASSERT_EQ(v.positions, (std::vector<uint32_t>{3, 2, 0}));
   ASSERT_EQ(v.victims.size(), 3u);
-  EXPECT_EQ(v.victims[1].technique, PreemptTechnique::flush);
+  EXPECT_EQ(v.victims[1].technique, TbTechnique::flush);
   EXPECT_EQ(v.victims[2].slot, 0u);
-  EXPECT_EQ(v.victims[2].technique, PreemptTechnique::switch_out);
+  EXPECT_EQ(v.victims[2].technique, TbTechnique::switch_out);
   EXPECT_DOUBLE_EQ(v.overhead, 10 + 700 + 600);
   EXPECT_DOUBLE_EQ(v.latency, 900);
 }

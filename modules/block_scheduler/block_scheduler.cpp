@@ -45,6 +45,12 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   thread_cap_.push_back(sm.max_threads);
   part_threads_.assign(left_over_.size(), std::vector<uint32_t>(sm.count, 0));
   if (setup.policy != "fcfs") make_domains(rest);
+  if (setup.mechanism == Mechanism::chimera || setup.mechanism == Mechanism::dual_kernel)
+    processor_ = std::make_unique<PreemptionProcessor>(
+        sm, PreemptionProcessorParams{setup.dram_bytes_per_cycle, clock.ns_to_cycles(setup.latency_constraint_ns), setup.oracle});
+  planned_.resize(sm.count);
+  resident_instructions_.resize(sm.count);
+  sm_kernels_.resize(sm.count);
   SC_THREAD(run);
 }
 
@@ -129,10 +135,18 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
   if (ext && ext->command == CtrlCommand::preempted) {
     const auto* saved = static_cast<const std::vector<SavedTbRecord>*>(ext->info);
     std::vector<SavedTb> tbs;  // switched out or flushed: back to the PTBQ (a drained TB stays)
+    const double now_ns = to_ns(sc_core::sc_time_stamp());
     for (const auto& s : *saved) {
-      if (s.technique != TbTechnique::drain) tbs.push_back({s.launch->id, s.entry});
-      preempted_tbs_[ext->sm].push_back({s.launch->id, static_cast<uint32_t>(s.entry.tb), s.launch->kernel->name, s.technique,
-                                         s.wasted_instructions, s.wasted_cycles, s.bytes});
+      if (s.technique != TbTechnique::drain) {
+        tbs.push_back({s.launch->id, s.entry});
+        resident_changed(ext->sm, s.launch->id, -1);
+      }
+      PreemptedTb rec{s.launch->id, static_cast<uint32_t>(s.entry.tb), s.launch->kernel->name, s.technique,
+                      s.wasted_instructions, s.wasted_cycles, s.bytes};
+      if (!processor_)
+        preempted_tbs_[ext->sm].push_back(rec);
+      else if (s.technique != TbTechnique::drain)
+        planned_tb_left(ext->sm, s.launch->id, rec.tb, rec, now_ns);
     }
     domain_of(ext->sm).driver().preempted(sm_local_[ext->sm], tbs);
     refused_[ext->sm] = kNone;
@@ -151,11 +165,24 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     ++tbs_done_;
     progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, std::max(total_tbs_, tbs_done_));
     ++k->tbs_done;
+    resident_changed(c->sm, k->id, -1);
+    if (processor_) {
+      if (c->whole) processor_->tb_finished(k->id, c->instructions, clock_.to_cycles(c->end - c->start));
+      processor_->left(c->sm, c->slot);
+      for (const PlannedTb& t : planned_[c->sm])  // a drained TB of a preemption in progress
+        if (t.launch == k && t.tb == c->tb) {
+          planned_tb_left(c->sm, k->id, c->tb, {k->id, c->tb, k->kernel->name, TbTechnique::drain, 0, 0, 0}, to_ns(c->end));
+          break;
+        }
+    }
     if (const uint32_t part = partition_of(*k); thread_cap_[part] < sm_.max_threads)
       part_threads_[part][c->sm] -= k->kernel->threads_per_tb;
     const bool complete = !domains_.empty() ? domain_of(c->sm).driver().tb_finished(sm_local_[c->sm], k->id)
                                             : k->tbs_done == k->kernel->grid;
-    if (complete) kernel_finished(k, c->end);
+    if (complete) {
+      if (processor_) processor_->kernel_done(k->id);
+      kernel_finished(k, c->end);
+    }
   } else {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
@@ -176,18 +203,36 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   if (capped && part_threads_[part][sm] + kd.threads_per_tb > thread_cap_[part]) return false;
   TbDispatch d{k, tb, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb},
                shared_mem_config_for(sm_, kd.shared_mem_per_tb), restore};
-  gpu_ctrl_ext ext;
-  ext.command = CtrlCommand::dispatch_tb;
-  ext.sm = sm;
-  ext.kernel = launch_id;
-  ext.tb = tb;
-  ext.info = &d;
-  sc_time delay = offset_;
-  ext = send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
-  if (!ext.accepted) {
+  uint32_t slot = 0;
+  auto send = [&] {
+    gpu_ctrl_ext ext;
+    ext.command = CtrlCommand::dispatch_tb;
+    ext.sm = sm;
+    ext.kernel = launch_id;
+    ext.tb = tb;
+    ext.info = &d;
+    ext.reply = &slot;
+    sc_time delay = offset_;
+    return send_ctrl(sm_out, static_cast<int>(sm), ext, delay).accepted;
+  };
+  bool accepted = false;
+  if (processor_ && processor_->dual(sm) && processor_->preempting_launch(sm) == launch_id) {
+    // Dual-kernel: the preempting kernel's TBs go only at its positions, the first free one.
+    for (uint32_t pos : processor_->free_positions(sm)) {
+      d.position = processor_->position(sm, pos);
+      if ((accepted = send())) {
+        processor_->placed(sm, pos, slot);
+        break;
+      }
+    }
+  } else {
+    accepted = send();
+  }
+  if (!accepted) {
     refused_[sm] = launch_id;
     return false;
   }
+  resident_changed(sm, launch_id, +1);
   if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset_);
   if (capped) part_threads_[part][sm] += kd.threads_per_tb;
   offset_ += clock_.cycles(p_.tb_dispatch_cycles);
@@ -203,6 +248,75 @@ void DriverDomain::flush(uint32_t sm) { bs_.flush(sms_[sm]); }
 void DriverDomain::preemption_requested(uint32_t sm, Mechanism) { bs_.preemption_requested(sms_[sm]); }
 void DriverDomain::preemption_completed(uint32_t sm) { bs_.preemption_completed(sms_[sm]); }
 void DriverDomain::decision_made() { bs_.decision_made(static_cast<uint32_t>(sms_.size())); }
+bool DriverDomain::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed) {
+  return bs_.plan_preemption(sms_[sm], next_launch, ksrt_index, needed);
+}
+std::pair<bool, double> DriverDomain::preemption_cost(uint32_t sm) { return bs_.preemption_cost(sms_[sm]); }
+void DriverDomain::dual_ended(uint32_t sm) { bs_.processor_->end_dual(sms_[sm]); }
+
+void BlockScheduler::resident_changed(uint32_t sm, uint32_t launch, int delta) {
+  auto& m = sm_kernels_[sm];
+  uint32_t& n = m[launch];
+  n = static_cast<uint32_t>(int64_t{n} + delta);
+  if (n == 0) m.erase(launch);
+  peak_kernels_ = std::max(peak_kernels_, static_cast<uint32_t>(m.size()));
+}
+
+void BlockScheduler::query_status(uint32_t sm, SmStatusReport& out) {
+  gpu_ctrl_ext ext;
+  ext.command = CtrlCommand::status_query;
+  ext.sm = sm;
+  ext.reply = &out;
+  sc_time delay = offset_;
+  send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+}
+
+std::pair<bool, double> BlockScheduler::preemption_cost(uint32_t sm) {
+  SmStatusReport s;
+  query_status(sm, s);
+  const PreemptionDecision d = processor_->plan_whole_sm(s);
+  double latency = 0, overhead = 0;
+  for (const PlannedTb& t : d.tbs) latency = std::max(latency, t.latency_cycles), overhead += t.overhead;
+  const bool meets = latency <= clock_.ns_to_cycles(setup_.latency_constraint_ns);
+  return {meets, meets ? overhead : latency};
+}
+
+bool BlockScheduler::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t, uint32_t needed) {
+  SmStatusReport s;
+  query_status(sm, s);
+  const PreemptionDecision d = setup_.mechanism == Mechanism::dual_kernel
+                                   ? processor_->plan_positions(sm, s, *active_.at(next_launch), needed)
+                                   : processor_->plan_whole_sm(s);
+  planned_[sm] = d.tbs;
+  resident_instructions_[sm] = 0;
+  for (const auto& t : s.tbs) resident_instructions_[sm] += t.status.executed_instructions;
+  if (d.tbs.empty()) {  // positions already free (or nothing resident): done at once
+    preemption_completed_now(sm);
+    return false;
+  }
+  const PreemptPlan plan = d.plan();
+  gpu_ctrl_ext ext;
+  ext.command = CtrlCommand::preempt_tbs;
+  ext.sm = sm;
+  ext.info = &plan;
+  sc_time delay = offset_;
+  send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+  return true;
+}
+
+void BlockScheduler::planned_tb_left(uint32_t sm, uint32_t launch, uint32_t tb, PreemptedTb rec, double at_ns) {
+  auto& left = planned_[sm];
+  for (auto it = left.begin(); it != left.end(); ++it) {
+    if (it->launch->id != launch || it->tb != tb) continue;
+    rec.estimated_ns = it->latency_cycles == PreemptionCostModel::kMaxCost ? -1 : to_ns(clock_.cycles(it->latency_cycles));
+    rec.left_ns = at_ns;
+    rec.estimated_overhead = it->overhead;
+    preempted_tbs_[sm].push_back(rec);
+    left.erase(it);
+    if (left.empty()) preemption_completed_now(sm, at_ns);
+    return;
+  }
+}
 
 void BlockScheduler::save_context(uint32_t sm) {
   gpu_ctrl_ext ext;
@@ -226,7 +340,17 @@ void BlockScheduler::preemption_requested(uint32_t sm) {
 }
 
 void BlockScheduler::preemption_completed(uint32_t sm) {
-  preemptions_.push_back({sm, preempt_started_[sm], to_ns(sc_core::sc_time_stamp() + offset_), std::move(preempted_tbs_[sm])});
+  if (processor_) {  // the record ended when the planned TBs had left; the SM has one kernel again
+    if (processor_->dual(sm)) processor_->end_dual(sm);
+    return;
+  }
+  preemption_completed_now(sm);
+}
+
+void BlockScheduler::preemption_completed_now(uint32_t sm, double at_ns) {
+  if (at_ns < 0) at_ns = to_ns(sc_core::sc_time_stamp() + offset_);
+  preemptions_.push_back({sm, preempt_started_[sm], at_ns, std::move(preempted_tbs_[sm]), resident_instructions_[sm]});
+  resident_instructions_[sm] = 0;
   preempted_tbs_[sm].clear();
 }
 

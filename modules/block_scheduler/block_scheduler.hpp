@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "block_scheduler/left_over.hpp"
+#include "block_scheduler/preemption_processor.hpp"
 #include "block_scheduler/sm_driver.hpp"
 #include "common/clock.hpp"
 #include "common/payload.hpp"
@@ -37,6 +38,11 @@ struct SchedulingSetup {
   std::string policy = "fcfs";
   Mechanism mechanism = Mechanism::context_switch;
   TbTechnique flush_fallback = TbTechnique::drain;  // flush: for the TBs no longer idempotent
+  // chimera, dual_kernel: the preemption latency constraint, the drain estimate (oracle: exact
+  // remaining time) and the DRAM bandwidth the switch cost assumes.
+  double latency_constraint_ns = 15000;
+  bool oracle = false;
+  double dram_bytes_per_cycle = 0;
   std::vector<int32_t> dss_budgets;  // per process; -1: equal sharing
   // SPEC 6 partitions: each schedules its kernels over its SMs with its own Left-Over FCFS
   // (policy fcfs) or its own scheduling framework (the other policies); processes outside every
@@ -60,11 +66,18 @@ struct PreemptedTb {
   std::string kernel;
   TbTechnique technique;
   uint64_t wasted_instructions, wasted_cycles, bytes;
+  // Chimera, dual-kernel: the latency the cost model predicted for its technique (-1: none) and
+  // when it left the SM (drain: when it finished).
+  double estimated_ns = -1, left_ns = -1;
+  double estimated_overhead = 0;  // warp instructions of throughput its technique costs (cost model)
 };
 struct PreemptionRecord {
   uint32_t sm;
   double request_ns, done_ns;
   std::vector<PreemptedTb> tbs;
+  // Chimera, dual-kernel: instructions every TB resident at the request had executed (what
+  // flushing the whole SM would lose: SPEC 4 normalizes throughput overhead to it).
+  uint64_t resident_instructions = 0;
 };
 
 class BlockScheduler;
@@ -86,6 +99,9 @@ class DriverDomain : public DriverPort {
   void preemption_requested(uint32_t sm, Mechanism m) override;
   void preemption_completed(uint32_t sm) override;
   void decision_made() override;
+  bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed) override;
+  std::pair<bool, double> preemption_cost(uint32_t sm) override;
+  void dual_ended(uint32_t sm) override;
 
   BlockScheduler& bs_;
   std::vector<uint32_t> sms_;  // local index -> GPU SM
@@ -110,6 +126,8 @@ class BlockScheduler : public sc_core::sc_module {
   // The scheduling framework of an unpartitioned run (null under fcfs or with partitions).
   SmDriver* driver() { return domains_.size() == 1 ? &domains_[0]->driver() : nullptr; }
   uint64_t policy_decisions() const;
+  // Most kernels resident on one SM at once (dual-kernel: never above two).
+  uint32_t peak_kernels_per_sm() const { return peak_kernels_; }
 
  private:
   void launch_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -123,7 +141,15 @@ class BlockScheduler : public sc_core::sc_module {
   void flush(uint32_t sm);
   void preemption_requested(uint32_t sm);
   void preemption_completed(uint32_t sm);
+  void preemption_completed_now(uint32_t sm, double at_ns = -1);
   void decision_made(uint32_t domain_sms);
+  bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed);
+  std::pair<bool, double> preemption_cost(uint32_t sm);
+  void query_status(uint32_t sm, SmStatusReport& out);
+  // Chimera, dual-kernel: a planned TB left the SM (reported, or a drained one finished); the
+  // preemption's record is complete when the last one has.
+  void planned_tb_left(uint32_t sm, uint32_t launch, uint32_t tb, PreemptedTb rec, double at_ns);
+  void resident_changed(uint32_t sm, uint32_t launch, int delta);
   DriverDomain& domain_of(uint32_t sm) { return *domains_[sm_domain_[sm]]; }
 
   BlockSchedulerParams p_;
@@ -149,6 +175,11 @@ class BlockScheduler : public sc_core::sc_module {
   std::vector<double> preempt_started_;
   std::vector<PreemptionRecord> preemptions_;
   std::vector<std::vector<PreemptedTb>> preempted_tbs_;  // per SM: of the preemption in progress
+  std::unique_ptr<PreemptionProcessor> processor_;       // chimera, dual_kernel
+  std::vector<std::vector<PlannedTb>> planned_;          // per SM: planned TBs not yet left
+  std::vector<uint64_t> resident_instructions_;          // per SM: at the preemption in progress
+  std::vector<std::map<uint32_t, uint32_t>> sm_kernels_;  // per SM: resident TBs per launch
+  uint32_t peak_kernels_ = 0;
   uint64_t tbs_done_ = 0, tbs_issued_ = 0, total_tbs_;
   ProgressLine progress_;
 };

@@ -35,8 +35,8 @@ class Npq : public Policy {
 // no lower-priority kernel gets an SM or a new TB. Shared: free SMs still go to lower priorities.
 class Ppq : public Policy {
  public:
-  explicit Ppq(bool exclusive) : exclusive_(exclusive) {}
-  std::string name() const override { return exclusive_ ? "ppq_exclusive" : "ppq_shared"; }
+  explicit Ppq(bool exclusive, std::string name = "") : exclusive_(exclusive), name_(std::move(name)) {}
+  std::string name() const override { return !name_.empty() ? name_ : exclusive_ ? "ppq_exclusive" : "ppq_shared"; }
 
   bool may_issue(const SmDriver& d, uint32_t k) const override {
     return !exclusive_ || d.kernel(k).priority >= top_priority(d);
@@ -61,11 +61,15 @@ class Ppq : public Policy {
   }
 
  private:
-  // The least important running kernel's SM (youngest kernel, then highest SM index).
+  // The least important running kernel's SM (youngest kernel, then highest SM index). Under
+  // Chimera, among that kernel's SMs the cheapest to preempt (meeting the latency constraint
+  // with the least overhead, else the least latency).
   static int pick_victim(const SmDriver& d, uint32_t below) {
     int best = -1;
     uint32_t best_prio = 0;
     size_t best_age = 0;
+    std::pair<bool, double> best_cost{true, 0.0};
+    const bool costed = d.mechanism() == Mechanism::chimera;
     const auto& order = d.active().order();
     for (uint32_t sm = 0; sm < d.num_sms(); ++sm) {
       const SmstEntry& s = d.smst().at(sm);
@@ -73,10 +77,16 @@ class Ppq : public Policy {
       const uint32_t prio = d.kernel(s.running).priority;
       if (prio >= below) continue;
       const size_t age = std::find(order.begin(), order.end(), s.running) - order.begin();
-      if (best < 0 || prio < best_prio || (prio == best_prio && age >= best_age)) {
+      const bool ranks_above = best < 0 || prio < best_prio || (prio == best_prio && age > best_age);
+      const bool ties = best >= 0 && prio == best_prio && age == best_age;
+      std::pair<bool, double> cost{true, 0.0};
+      if (costed && (ranks_above || ties)) cost = d.preemption_cost(sm);
+      const bool cheaper = !costed || (cost.first != best_cost.first ? cost.first : cost.second <= best_cost.second);
+      if (ranks_above || (ties && cheaper)) {
         best = static_cast<int>(sm);
         best_prio = prio;
         best_age = age;
+        best_cost = cost;
       }
     }
     return best;
@@ -87,6 +97,7 @@ class Ppq : public Policy {
     return top;
   }
   bool exclusive_;
+  std::string name_;
 };
 
 // Dynamic Spatial Sharing (SPEC 2): each kernel's token count is its SM budget minus the SMs it
@@ -165,6 +176,7 @@ class Dss : public Policy {
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::vector<int32_t>& dss_budgets) {
   if (name == "npq") return std::make_unique<Npq>();
   if (name == "ppq_exclusive") return std::make_unique<Ppq>(true);
+  if (name == "chimera" || name == "dual_kernel") return std::make_unique<Ppq>(true, name);
   if (name == "ppq_shared") return std::make_unique<Ppq>(false);
   if (name == "dss") return std::make_unique<Dss>(dss_budgets);
   throw SimError("no SM-driver policy '" + name + "'");

@@ -25,8 +25,8 @@ double ran(const RunningTbStatusEntry& e, uint64_t now) { return now > e.issue_c
 
 }  // namespace
 
-const TechniqueCost& TbCosts::of(PreemptTechnique t) const {
-  return t == PreemptTechnique::switch_out ? switch_out : t == PreemptTechnique::drain ? drain : flush;
+const TechniqueCost& TbCosts::of(TbTechnique t) const {
+  return t == TbTechnique::switch_out ? switch_out : t == TbTechnique::drain ? drain : flush;
 }
 
 std::optional<double> PreemptionCostModel::predicted_cpi(const KernelTbStats& k,
@@ -43,7 +43,8 @@ std::optional<double> PreemptionCostModel::predicted_cpi(const KernelTbStats& k,
 }
 
 std::vector<TbCosts> PreemptionCostModel::costs(const CostModelParams& p, const KernelTbStats& k,
-                                                const std::vector<RunningTbStatusEntry>& resident, uint64_t now) {
+                                                const std::vector<RunningTbStatusEntry>& resident, uint64_t now,
+                                                const std::vector<double>* exact_drain) {
   // Switch: the SM's share of DRAM bandwidth moves the context out; the lost throughput is what
   // the SM's TBs would have executed while it goes out and comes back.
   const double share = p.dram_bytes_per_cycle / double(std::max(1u, p.num_sms));
@@ -60,11 +61,14 @@ std::vector<TbCosts> PreemptionCostModel::costs(const CostModelParams& p, const 
     per_tb = std::accumulate(k.finished_instructions.begin(), k.finished_instructions.end(), 0.0) /
              double(k.finished_instructions.size());
   std::vector<TbCosts> out;
-  for (const auto& e : resident) {
+  for (size_t i = 0; i < resident.size(); ++i) {
+    const RunningTbStatusEntry& e = resident[i];
     TbCosts c;
     c.flush = {0.0, double(e.executed_instructions), e.flush};
     c.switch_out = {switch_latency, ipc * 2.0 * switch_latency, true};
-    if (cpi && per_tb) {
+    if (exact_drain) {
+      c.drain = {exact_drain->at(i), 0.0, true};
+    } else if (cpi && per_tb) {
       const double remaining = std::max(0.0, *per_tb - double(e.executed_instructions));
       c.drain = {remaining * *cpi, 0.0, true};
     } else {
@@ -75,10 +79,10 @@ std::vector<TbCosts> PreemptionCostModel::costs(const CostModelParams& p, const 
   return out;
 }
 
-PreemptTechnique PreemptionCostModel::choose(const TbCosts& c, double max_latency) {
-  const PreemptTechnique all[] = {PreemptTechnique::flush, PreemptTechnique::drain, PreemptTechnique::switch_out};
-  std::optional<PreemptTechnique> best, fastest;
-  for (PreemptTechnique t : all) {
+TbTechnique PreemptionCostModel::choose(const TbCosts& c, double max_latency) {
+  const TbTechnique all[] = {TbTechnique::flush, TbTechnique::drain, TbTechnique::switch_out};
+  std::optional<TbTechnique> best, fastest;
+  for (TbTechnique t : all) {
     const TechniqueCost& x = c.of(t);
     if (!x.legal) continue;
     if (x.latency <= max_latency && (!best || x.overhead < c.of(*best).overhead)) best = t;

@@ -16,11 +16,10 @@
 #include <optional>
 #include <vector>
 
+#include "common/tb_technique.hpp"
 #include "extensions/dual_kernel_tables.hpp"
 
 namespace mpgpu {
-
-enum class PreemptTechnique : uint8_t { switch_out, drain, flush };
 
 struct TechniqueCost {
   double latency = 0;   // cycles
@@ -30,7 +29,7 @@ struct TechniqueCost {
 
 struct TbCosts {
   TechniqueCost switch_out, drain, flush;
-  const TechniqueCost& of(PreemptTechnique t) const;
+  const TechniqueCost& of(TbTechnique t) const;
 };
 
 // What the kernel's finished TBs tell (the block scheduler keeps it per KSRT entry).
@@ -50,8 +49,10 @@ class PreemptionCostModel {
   static constexpr double kMaxCost = std::numeric_limits<double>::infinity();
 
   // Costs of every resident TB of one SM (`resident`: their running-TB status entries) at `now`.
+  // `exact_drain` (the oracle of SPEC 4): each TB's exact remaining cycles replace the estimate.
   static std::vector<TbCosts> costs(const CostModelParams& p, const KernelTbStats& k,
-                                    const std::vector<RunningTbStatusEntry>& resident, uint64_t now);
+                                    const std::vector<RunningTbStatusEntry>& resident, uint64_t now,
+                                    const std::vector<double>* exact_drain = nullptr);
 
   // The CPI the drain estimate uses: from the running TBs or the finished ones, whichever has
   // the lower standard deviation (each needs two samples); none: not enough statistics.
@@ -60,7 +61,7 @@ class PreemptionCostModel {
 
   // Chimera's per-TB choice: the least-overhead legal technique meeting `max_latency`, else the
   // least-latency legal one.
-  static PreemptTechnique choose(const TbCosts& c, double max_latency);
+  static TbTechnique choose(const TbCosts& c, double max_latency);
 };
 
 }  // namespace mpgpu

@@ -5,7 +5,7 @@ namespace mpgpu {
 SmDriver::SmDriver(const ExtensionParams& p, Mechanism m, std::unique_ptr<Policy> policy)
     : p_(p), mech_(m), policy_(std::move(policy)), ksrt_(p), smst_(p), ptbq_(p), active_(p), cmd_bufs_(p),
       hw_waiting_(p.max_contexts), kernels_(p.num_sms), buffered_(p.max_contexts), saving_(p.num_sms, false),
-      full_(p.num_sms, false) {}
+      full_(p.num_sms, false), preempting_tbs_(p.num_sms, 0) {}
 
 void SmDriver::launch(const DriverKernel& k) {
   if (k.context >= p_.max_contexts)
@@ -93,8 +93,10 @@ void SmDriver::admit() {
 
 void SmDriver::issue_to(uint32_t sm) {
   const SmstEntry& s = smst_.at(sm);
-  if (s.state != SmState::running || full_[sm]) return;
-  const uint32_t k = s.running;
+  // Dual-kernel: a reserved SM takes the preempting kernel's TBs as its positions free up.
+  const bool preempting = mech_ == Mechanism::dual_kernel && s.state == SmState::reserved;
+  if ((s.state != SmState::running && !preempting) || full_[sm]) return;
+  const uint32_t k = preempting ? s.next : s.running;
   while (issuable(k) > 0 && policy_->may_issue(*this, k)) {
     const KsrtEntry& e = ksrt_.at(k);
     bool ok;
@@ -112,7 +114,10 @@ void SmDriver::issue_to(uint32_t sm) {
       full_[sm] = true;
       return;
     }
-    smst_.tb_started(sm);
+    if (preempting)
+      ++preempting_tbs_[sm];
+    else
+      smst_.tb_started(sm);
   }
 }
 
@@ -137,6 +142,15 @@ void SmDriver::reserve(uint32_t sm, uint32_t k) {
   if (was_reserved) return;  // the policy re-targets a preemption in progress
   ++stats_.preemptions;
   port_->preemption_requested(sm, mech_);
+  if (mech_ == Mechanism::chimera || mech_ == Mechanism::dual_kernel) {
+    // Dual-kernel: this SM's share of the kernel's TBs (the policy reserves SMs while the kernel
+    // has more TBs than its reserved SMs take).
+    const uint64_t share = issuable(k) - std::min<uint64_t>(issuable(k), uint64_t{kernels_[k].tbs_per_sm} * (reserved_for(k) - 1));
+    const uint32_t needed = static_cast<uint32_t>(std::min<uint64_t>(kernels_[k].tbs_per_sm, share));
+    if (smst_.at(sm).running_tbs > 0) saving_[sm] = port_->plan_preemption(sm, kernels_[k].launch_id, k, needed);
+    full_[sm] = false;
+    return;
+  }
   if (mech_ != Mechanism::draining && smst_.at(sm).running_tbs > 0) {
     saving_[sm] = true;  // until the SM reports what left it
     if (mech_ == Mechanism::flush)
@@ -149,6 +163,12 @@ void SmDriver::reserve(uint32_t sm, uint32_t k) {
 void SmDriver::complete_reservation(uint32_t sm) {
   const uint32_t next = smst_.at(sm).next;
   port_->preemption_completed(sm);
+  if (preempting_tbs_[sm] > 0) {  // dual-kernel: the preempting kernel is the SM's kernel now
+    smst_.set_running(sm, next);
+    for (; preempting_tbs_[sm] > 0; --preempting_tbs_[sm]) smst_.tb_started(sm);
+    full_[sm] = false;
+    return;
+  }
   smst_.set_idle(sm);
   if (ksrt_.at(next).valid && issuable(next) > 0) assign(sm, next);
 }
@@ -156,7 +176,11 @@ void SmDriver::complete_reservation(uint32_t sm) {
 bool SmDriver::tb_finished(uint32_t sm, uint32_t launch_id) {
   auto k = ksrt_.find_launch(launch_id);
   if (!k) throw SimError("TB finished for launch " + std::to_string(launch_id) + " not in the KSRT");
-  smst_.tb_left(sm);
+  const SmstEntry& s = smst_.at(sm);
+  if (s.state == SmState::reserved && s.next == *k && preempting_tbs_[sm] > 0)
+    --preempting_tbs_[sm];
+  else
+    smst_.tb_left(sm);
   full_[sm] = false;
   ksrt_.tb_done(*k);
   if (ksrt_.at(*k).tbs_done == ksrt_.at(*k).grid_tbs) {
@@ -187,6 +211,12 @@ void SmDriver::retire(uint32_t k) {
   for (uint32_t sm = 0; sm < smst_.entries(); ++sm) {
     const SmstEntry& s = smst_.at(sm);
     if (s.state == SmState::running && s.running == k) smst_.set_idle(sm);
+    // Dual-kernel: the preempting kernel is done before the SM's running kernel left; the SM
+    // goes on with the running one (the reservation was for k).
+    if (mech_ == Mechanism::dual_kernel && s.state == SmState::reserved && s.next == k && !saving_[sm]) {
+      smst_.set_running(sm, s.running);
+      dual_ended_.push_back(sm);
+    }
   }
   policy_->retired(*this, k);
   ptbq_.clear(k);
@@ -212,6 +242,8 @@ bool SmDriver::settle() {
 
 uint64_t SmDriver::step(DriverPort& port) {
   port_ = &port;
+  for (uint32_t sm : dual_ended_) port.dual_ended(sm);
+  dual_ended_.clear();
   const uint64_t before = stats_.decisions;
   admit();
   for (int guard = 0;; ++guard) {

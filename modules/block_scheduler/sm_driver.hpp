@@ -16,8 +16,10 @@
 namespace mpgpu {
 
 // flush (SPEC 4): the SM drops the TBs still idempotent; the others take the fallback the
-// block scheduler was set up with (draining or a context switch).
-enum class Mechanism { context_switch, draining, flush };
+// block scheduler was set up with (draining or a context switch). chimera: the block
+// scheduler's preemption processor picks a technique per TB of the SM. dual_kernel: it frees only
+// the allocation positions the preempting kernel needs; the SM runs both kernels meanwhile.
+enum class Mechanism { context_switch, draining, flush, chimera, dual_kernel };
 
 struct DriverKernel {
   uint32_t launch_id = 0;
@@ -38,6 +40,14 @@ class DriverPort {
   virtual void save_context(uint32_t sm) = 0;
   // Flushing: the SM drops what it can, saves or keeps the rest, and reports through preempted().
   virtual void flush(uint32_t sm) = 0;
+  // Chimera, dual-kernel: the preemption processor plans the SM's preemption for kernel
+  // `next_launch` (dual-kernel: `needed` positions); true when the SM will report what left it.
+  virtual bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed) { return false; }
+  // Chimera's choice among equally ranked victim SMs: (meets the latency constraint, its
+  // overhead if so else its latency); smaller is better.
+  virtual std::pair<bool, double> preemption_cost(uint32_t sm) { return {true, 0.0}; }
+  // Dual-kernel: the preempting kernel finished while the SM still runs the other one.
+  virtual void dual_ended(uint32_t sm) {}
   virtual void preemption_requested(uint32_t sm, Mechanism m) {}
   virtual void preemption_completed(uint32_t sm) {}
   virtual void decision_made() {}  // one policy assignment or reservation
@@ -100,6 +110,10 @@ class SmDriver {
   void reserve(uint32_t sm, uint32_t k);      // running SM -> reserved for k (starts preemption)
   void set_tokens(uint32_t k, int32_t t) { ksrt_.set_tokens(k, t); }
   Mechanism mechanism() const { return mech_; }
+  // For policies, while deciding: the cost of preempting a running SM (see DriverPort).
+  std::pair<bool, double> preemption_cost(uint32_t sm) const { return port_->preemption_cost(sm); }
+  // Dual-kernel: TBs of the preempting kernel on a reserved SM (the SMST counts the running one's).
+  uint32_t preempting_tbs(uint32_t sm) const { return preempting_tbs_.at(sm); }
   const DriverStats& stats() const { return stats_; }
   const Policy& policy() const { return *policy_; }
   size_t waiting_launches() const;
@@ -124,12 +138,15 @@ class SmDriver {
   std::vector<DriverKernel> buffered_;                // by context: the command buffer's launch
   std::vector<bool> saving_;      // per SM: context save in flight
   std::vector<bool> full_;        // per SM: refused a TB since its last TB left
+  std::vector<uint32_t> preempting_tbs_;  // per SM, dual-kernel: the preempting kernel's TBs there
+  std::vector<uint32_t> dual_ended_;      // SMs whose preempting kernel retired, to tell the port
   DriverPort* port_ = nullptr;
   bool in_decide_ = false;
   size_t pending_ = 0;  // launches not yet in the KSRT  // assignments and reservations made by the policy count as decisions
   DriverStats stats_;
 };
 
+// chimera and dual_kernel preempt by priority like ppq_exclusive (their mechanism does the rest).
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::vector<int32_t>& dss_budgets = {});
 
 }  // namespace mpgpu

@@ -18,7 +18,7 @@ namespace mpgpu {
 struct VictimChoice {
   struct Victim {
     uint32_t slot;
-    PreemptTechnique technique;
+    TbTechnique technique;
   };
   std::vector<uint32_t> positions;  // in the order taken
   std::vector<Victim> victims;      // TBs preempted, in the order chosen

@@ -37,9 +37,10 @@ enum class CtrlCommand : uint8_t {
   kernel_done,     // block scheduler -> host
   dispatch_tb,     // block scheduler -> SM
   tb_finished,     // SM -> block scheduler
-  status_query,    // block scheduler -> SM
+  status_query,    // block scheduler -> SM: read its running-TB status (reply: SmStatusReport)
   save_context,    // block scheduler -> SM: context-switch every resident TB out
   flush_tbs,       // block scheduler -> SM: flush the idempotent TBs, the rest by a fallback (info)
+  preempt_tbs,     // block scheduler -> SM: preempt the listed TBs, each by its technique (info)
   preempted,       // SM -> block scheduler: the save finished, here are the saved TBs
   tb_wanted,       // SM -> block scheduler: would it issue this SM a TB now? (reply: accepted)
   room_freed,      // SM -> block scheduler: a TB switched out on a fault left room (block switching)
@@ -52,6 +53,7 @@ struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {
   uint32_t tb = 0;
   bool accepted = false;      // dispatch: the SM had the resources
   const void* info = nullptr; // command-specific record, owned by the sender
+  void* reply = nullptr;      // status_query: the record the target fills, owned by the sender
 
   tlm_extension_base* clone() const override { return new gpu_ctrl_ext(*this); }
   void copy_from(const tlm_extension_base& other) override {

@@ -32,9 +32,14 @@ ModuleRegistry make_builtin() {
   r.add(R::block_scheduler, "sm_driver", [](const std::string& n, uint32_t, ElabContext& c) {
     SchedulingSetup s;
     s.policy = c.workload.policy;
-    s.mechanism = c.workload.preemption == "draining" ? Mechanism::draining
-                  : c.workload.preemption == "flush"  ? Mechanism::flush
-                                                      : Mechanism::context_switch;
+    s.mechanism = c.workload.policy == "chimera"           ? Mechanism::chimera
+                  : c.workload.policy == "dual_kernel"       ? Mechanism::dual_kernel
+                  : c.workload.preemption == "draining"      ? Mechanism::draining
+                  : c.workload.preemption == "flush"         ? Mechanism::flush
+                                                             : Mechanism::context_switch;
+    s.latency_constraint_ns = c.workload.latency_constraint_ns;
+    s.oracle = c.workload.oracle;
+    s.dram_bytes_per_cycle = c.cfg.dram_peak_gbps() / (c.cfg.clocks.core * 1e-3);  // GB/s over GHz: bytes per core cycle
     s.flush_fallback = c.workload.flush_fallback == "context_switch" ? TbTechnique::switch_out : TbTechnique::drain;
     for (const auto& p : c.workload.processes) {
       s.dss_budgets.push_back(p.dss_tokens);

@@ -100,7 +100,13 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
     throw ConfigError(w.policy_source + ": policy '" + w.policy + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.policies)");
   const auto& mechs = cfg.mechanisms.preemption;
-  if (w.policy != "fcfs" && std::find(mechs.begin(), mechs.end(), w.preemption) == mechs.end())
+  const bool per_tb = w.policy == "chimera" || w.policy == "dual_kernel";  // no whole-SM mechanism
+  if (per_tb && w.oracle)
+    for (const auto& k : w.kernels)
+      if (warp_level(k))
+        throw ConfigError(w.drain_estimate_source + ": the oracle needs each TB's exact remaining time, which only " +
+                          "TB-level kernels have; kernel '" + k.name + "' (" + k.source + ") is warp-level");
+  if (w.policy != "fcfs" && !per_tb && std::find(mechs.begin(), mechs.end(), w.preemption) == mechs.end())
     throw ConfigError(w.preemption_source + ": preemption '" + w.preemption + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.preemption)");
   if (w.policy != "fcfs" && w.preemption == "flush" && w.flush_fallback == "none")
@@ -367,13 +373,22 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   // Preemption: per preemption, request to SM free; context traffic; SM idle time.
   json pre = json::array();
   double lat_sum = 0, lat_max = 0;
+  const bool per_tb = w.policy == "chimera" || w.policy == "dual_kernel";
   for (const auto& p : gpu.block_scheduler().preemptions()) {
     const double lat = p.done_ns - p.request_ns;
     json tbs = json::array();
-    for (const auto& t : p.tbs)
-      tbs.push_back({{"launch", t.launch}, {"kernel", t.kernel}, {"tb", t.tb}, {"technique", technique_name(t.technique)},
-                     {"wasted_instructions", t.wasted_instructions}, {"wasted_cycles", t.wasted_cycles}, {"bytes", t.bytes}});
+    for (const auto& t : p.tbs) {
+      json tb = {{"launch", t.launch}, {"kernel", t.kernel}, {"tb", t.tb}, {"technique", technique_name(t.technique)},
+                 {"wasted_instructions", t.wasted_instructions}, {"wasted_cycles", t.wasted_cycles}, {"bytes", t.bytes}};
+      if (t.left_ns >= 0) {  // chimera, dual_kernel: what the cost model predicted, and when it left
+        tb["estimated_latency_ns"] = t.estimated_ns >= 0 ? json(t.estimated_ns) : json(nullptr);
+        tb["latency_ns"] = t.left_ns - p.request_ns;
+        tb["estimated_overhead"] = t.estimated_overhead;
+      }
+      tbs.push_back(tb);
+    }
     pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}, {"tbs", tbs}});
+    if (per_tb) pre.back()["resident_instructions"] = p.resident_instructions;
     lat_sum += lat;
     lat_max = std::max(lat_max, lat);
   }
@@ -394,7 +409,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     idle_ns += to_ns(end) - to_ns(sm->stats().busy);
   }
   r["scheduling"] = {{"policy", w.policy},
-                     {"mechanism", w.policy == "fcfs" ? "none" : w.preemption},
+                     {"mechanism", w.policy == "fcfs" ? "none" : per_tb ? "per_tb" : w.preemption},
+                     {"peak_kernels_per_sm", gpu.block_scheduler().peak_kernels_per_sm()},
                      {"preemptions", pre.size()},
                      {"preemption_latency_mean_ns", pre.empty() ? 0.0 : lat_sum / pre.size()},
                      {"preemption_latency_max_ns", lat_max},
@@ -405,7 +421,10 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
                      {"policy_decisions", gpu.block_scheduler().policy_decisions()},
                      {"sm_idle_ns", idle_ns},
                      {"preemption_list", pre}};
-  if (w.policy != "fcfs" && w.preemption == "flush")  // the work flushed TBs lost, and their restarts
+  if (per_tb)
+    r["scheduling"]["per_tb"] = {{"latency_constraint_ns", w.latency_constraint_ns},
+                                 {"drain_estimate", w.oracle ? "oracle" : "predicted"}};
+  if (w.policy != "fcfs" && (w.preemption == "flush" || per_tb))  // the work flushed TBs lost, and their restarts
     r["scheduling"]["flush"] = {{"fallback", w.flush_fallback}, {"tbs_flushed", flushed}, {"tbs_restarted", restarted},
                                 {"wasted_instructions", flushed_instructions}, {"wasted_cycles", flushed_cycles}};
   if (cfg.sm.block_switching.enabled)  // bytes_saved / bytes_restored above include their traffic

@@ -19,15 +19,6 @@ DualKernelParams status_params(const SmParams& p) {
 }
 }  // namespace
 
-const char* technique_name(TbTechnique t) {
-  switch (t) {
-    case TbTechnique::switch_out: return "switch";
-    case TbTechnique::drain: return "drain";
-    case TbTechnique::flush: return "flush";
-  }
-  return "?";
-}
-
 Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
        Timeline* timeline, uint32_t quantum_cycles)
     : sc_module(name), ctrl_in("ctrl_in"), ctrl_out("ctrl_out"), mem_out("mem_out"),
@@ -54,6 +45,14 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     start_flush(delay, *static_cast<const TbTechnique*>(ext->info));
     return;
   }
+  if (ext && ext->command == CtrlCommand::preempt_tbs) {
+    execute_plan(delay, *static_cast<const PreemptPlan*>(ext->info), false);
+    return;
+  }
+  if (ext && ext->command == CtrlCommand::status_query && ext->reply) {
+    report_status(*static_cast<SmStatusReport*>(ext->reply), delay);
+    return;
+  }
   if (!ext || ext->command != CtrlCommand::dispatch_tb) {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
@@ -66,9 +65,11 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     wake_.notify(delay);
     return;
   }
-  auto alloc = res_.try_allocate(d->resources, d->carve_out);
+  auto alloc = d->position ? res_.try_allocate_at(d->resources, d->carve_out, *d->position)
+                           : res_.try_allocate(d->resources, d->carve_out);
   ext->accepted = alloc.has_value();
   if (!alloc) return;
+  if (ext->reply) *static_cast<uint32_t*>(ext->reply) = alloc->slot;
   if (idle()) busy_since_ = start;
   // A flushed TB comes back with no context (remaining 0): it starts again from the beginning.
   const PtbqEntry* restore = d->restore && d->restore->remaining_cycles > 0 ? d->restore : nullptr;
@@ -93,7 +94,7 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
   }
   const sc_time end = run_start + clock_.cycles(double(cycles));
-  resident_.push({d->launch, d->tb, *alloc, start, end, run_start});
+  resident_.push({d->launch, d->tb, *alloc, start, end, run_start, d->launch->kernel->instructions_per_tb, !restore});
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
   // Nothing to do before the TB ends: wake then (an earlier pending wake-up stays), not now.
   wake_.notify(end - sc_core::sc_time_stamp());
@@ -201,7 +202,8 @@ void Sm::report_warp_tbs(const sc_time& now) {
   for (WarpTb& t : warp_tbs_) {
     if (!t.launch || !t.finished || t.end > now) continue;
     res_.release(t.alloc);
-    done.push_back({t.launch, t.tb, t.alloc, t.start, t.end, t.start});
+    const KernelLaunch::Progress pr = progress_of(t.alloc.slot);
+    done.push_back({t.launch, t.tb, t.alloc, t.start, t.end, t.start, pr.executed, carried_[t.alloc.slot].executed == 0});
     t = WarpTb{};
     --warp_tbs_live_;
     --warp_tbs_finished_;
@@ -284,10 +286,11 @@ Translation Sm::translate(const MemAccess& a) {
   return t;
 }
 
-uint32_t Sm::context_bytes(const KernelLaunch& l) const {
-  const KernelDesc& k = *l.kernel;
-  return rounded_registers(p_, k.registers_per_tb) * 4 + k.shared_mem_per_tb + p_.tb_state_bytes;
+uint32_t tb_context_bytes(const SmParams& p, const KernelDesc& k) {
+  return rounded_registers(p, k.registers_per_tb) * 4 + k.shared_mem_per_tb + p.tb_state_bytes;
 }
+
+uint32_t Sm::context_bytes(const KernelLaunch& l) const { return tb_context_bytes(p_, *l.kernel); }
 
 uint64_t save_address(const KernelLaunch& l, uint64_t save_pointer) {
   // Far above ordinary data; 4 GiB per launch (the save pointer is 32 bits).
@@ -384,18 +387,70 @@ void Sm::refresh_status(const Resident& r, const sc_time& now, uint64_t& execute
 
 void Sm::start_flush(sc_time delay, TbTechnique fallback) {
   const sc_time now = sc_core::sc_time_stamp() + delay;
+  PreemptPlan plan;
+  for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
+    const WarpTb& t = warp_tbs_[slot];
+    if (!t.launch || t.finished) continue;
+    refresh_status(slot);
+    plan.push_back({slot, tb_status_.at(slot).flush ? TbTechnique::flush : fallback});
+  }
+  for (const Resident& r : resident_tbs()) {
+    if (r.end <= now) continue;  // ends by now: finishes normally
+    uint64_t executed_cycles = 0;
+    refresh_status(r, now, executed_cycles);
+    plan.push_back({r.alloc.slot, tb_status_.at(r.alloc.slot).flush ? TbTechnique::flush : fallback});
+  }
+  execute_plan(delay, plan, true);
+}
+
+std::vector<Sm::Resident> Sm::resident_tbs() const {
+  auto q = resident_;
+  std::vector<Resident> out;
+  for (; !q.empty(); q.pop()) out.push_back(q.top());
+  return out;
+}
+
+void Sm::report_status(SmStatusReport& out, sc_time delay) {
+  const sc_time now = sc_core::sc_time_stamp() + delay;
+  out.cycle = clock_.to_cycles_ceil(now);
+  out.registers = p_.registers;
+  out.shared_mem = res_.shared_mem_config();
+  out.tbs.clear();
+  for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
+    const WarpTb& t = warp_tbs_[slot];
+    if (!t.launch || t.finished) continue;
+    refresh_status(slot);
+    out.tbs.push_back({t.launch, t.tb, t.alloc, tb_status_.at(slot), std::nullopt});
+  }
+  for (const Resident& r : resident_tbs()) {
+    if (r.end <= now) continue;
+    uint64_t executed_cycles = 0;
+    refresh_status(r, now, executed_cycles);
+    out.tbs.push_back({r.launch, r.tb, r.alloc, tb_status_.at(r.alloc.slot), clock_.to_cycles_ceil(r.end - now)});
+  }
+}
+
+void Sm::execute_plan(sc_time delay, const PreemptPlan& plan, bool whole_sm) {
+  const sc_time now = sc_core::sc_time_stamp() + delay;
   const uint64_t now_cycle = clock_.to_cycles_ceil(now);
+  std::vector<std::optional<TbTechnique>> how(warp_tbs_.size());
+  for (const auto& [slot, t] : plan) how.at(slot) = t;
+  auto illegal = [&](uint32_t slot) {
+    throw SimError(name() + std::string(": flush of the TB in slot ") + std::to_string(slot) +
+                   ", which is no longer idempotent");
+  };
   sc_time done = now;
-  // Warp level: a TB still idempotent stops issuing and is dropped once its in-flight
-  // instructions (loads: nothing it wrote) have completed.
+  // Warp level: a flushed TB stops issuing and is dropped once its in-flight instructions
+  // (loads: nothing it wrote) have completed; switched ones stop and drain, then save.
   uint64_t drained = now_cycle;
   std::vector<std::pair<uint32_t, std::vector<WarpPosition>>> to_save;
   for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
     WarpTb& t = warp_tbs_[slot];
-    if (!t.launch || t.finished) continue;
+    if (!t.launch || t.finished || !how[slot]) continue;
     refresh_status(slot);
     const RunningTbStatusEntry& e = tb_status_.at(slot);
-    if (e.flush) {
+    if (*how[slot] == TbTechnique::flush) {
+      if (!e.flush) illegal(slot);
       uint64_t flushed_at = now_cycle;
       pipe_.evict_tb(slot, flushed_at);
       done = std::max(done, clock_.cycles(double(flushed_at)));
@@ -403,7 +458,7 @@ void Sm::start_flush(sc_time delay, TbTechnique fallback) {
                    now_cycle - std::min(now_cycle, clock_.to_cycles(t.start)));
       t = WarpTb{};
       --warp_tbs_live_;
-    } else if (fallback == TbTechnique::switch_out) {
+    } else if (*how[slot] == TbTechnique::switch_out) {
       to_save.push_back({slot, pipe_.evict_tb(slot, drained)});
     } else {
       saving_.push_back({{t.launch, {t.tb, 0, 0}, TbTechnique::drain}, std::nullopt});
@@ -411,19 +466,20 @@ void Sm::start_flush(sc_time delay, TbTechnique fallback) {
   }
   // TB level: a flush is immediate (the TB's results so far are dropped with it).
   std::vector<Resident> keep, to_switch;
-  while (!resident_.empty()) {
-    Resident r = resident_.top();
-    resident_.pop();
-    if (r.end <= now) {  // ends by now: finishes normally
+  for (; !resident_.empty(); resident_.pop()) {
+    const Resident& r = resident_.top();
+    const auto t = how.at(r.alloc.slot);
+    if (r.end <= now || !t) {  // ends by now, or not in the plan: runs on
       keep.push_back(r);
       continue;
     }
     uint64_t executed_cycles = 0;
     refresh_status(r, now, executed_cycles);
     const RunningTbStatusEntry& e = tb_status_.at(r.alloc.slot);
-    if (e.flush) {
+    if (*t == TbTechnique::flush) {
+      if (!e.flush) illegal(r.alloc.slot);
       record_flush(r.launch, r.tb, r.alloc, e.executed_instructions, executed_cycles);
-    } else if (fallback == TbTechnique::switch_out) {
+    } else if (*t == TbTechnique::switch_out) {
       to_switch.push_back(r);
     } else {
       saving_.push_back({{r.launch, {r.tb, 0, 0}, TbTechnique::drain}, std::nullopt});
@@ -431,7 +487,7 @@ void Sm::start_flush(sc_time delay, TbTechnique fallback) {
     }
   }
   for (const auto& r : keep) resident_.push(r);
-  if (!to_save.empty() || !to_switch.empty()) {  // the fallback: a context save of the rest
+  if (!to_save.empty() || !to_switch.empty()) {  // a context save of the switched TBs
     sc_time drain_end = clock_.cycles(double(drained));
     if (!to_switch.empty()) drain_end = std::max(drain_end, now + clock_.cycles(p_.drain_cycles));
     sc_time issue_at = drain_end + clock_.cycles(p_.trap_cycles);
@@ -439,7 +495,7 @@ void Sm::start_flush(sc_time delay, TbTechnique fallback) {
     for (auto& [slot, warps] : to_save) done = std::max(done, save_warp_tb(slot, std::move(warps), issue_at));
     for (const Resident& r : to_switch) done = std::max(done, save_resident(r, now, issue_at));
   }
-  report_preemption_at(done);
+  report_preemption_at(done, whole_sm);
 }
 
 sc_time Sm::move_replay_state(const KernelLaunch& l, uint32_t tb, const std::vector<WarpPosition>& warps,
@@ -504,16 +560,16 @@ sc_time Sm::save_resident(const Resident& r, const sc_time& now, sc_time& issue_
   return save_tb(r.launch, r.tb, r.alloc, remaining, issue_at);
 }
 
-void Sm::report_preemption_at(sc_time done) {
+void Sm::report_preemption_at(sc_time done, bool with_parked) {
   // TBs block switching has switched out go to the block scheduler too: their contexts are (being)
   // written already.
-  for (const ParkedTb& p : parked_) {
+  for (const ParkedTb& p : with_parked ? parked_ : std::vector<ParkedTb>{}) {
     saving_.push_back({{p.launch, {p.tb, p.pointer, 1}, TbTechnique::switch_out, 0, 0, context_bytes(*p.launch)},
                        p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
     done = std::max(done, p.saved);
   }
-  parked_.clear();
-  save_done_ = done;
+  if (with_parked) parked_.clear();
+  save_done_ = save_pending_ ? std::max(save_done_, done) : done;  // one report for both
   save_pending_ = true;
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -546,7 +602,7 @@ void Sm::finish(const Resident& r) {
                     fmt::format("{} tb{}", r.launch->kernel->name, r.tb), "tb",
                     to_ns(r.start), to_ns(r.end),
                     fmt::format(R"({{"launch":{},"process":{}}})", r.launch->id, r.launch->process));
-  TbCompletion c{r.launch, r.tb, id_, r.start, r.end};
+  TbCompletion c{r.launch, r.tb, id_, r.alloc.slot, r.start, r.end, r.instructions, r.whole};
   gpu_ctrl_ext ext;
   ext.command = CtrlCommand::tb_finished;
   ext.sm = id_;

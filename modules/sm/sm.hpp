@@ -17,6 +17,7 @@
 
 #include "common/clock.hpp"
 #include "common/payload.hpp"
+#include "common/tb_technique.hpp"
 #include "common/timeline.hpp"
 #include "extensions/dual_kernel_tables.hpp"
 #include "extensions/ptbq.hpp"
@@ -33,11 +34,29 @@ struct TbDispatch {
   TbResources resources;
   uint32_t carve_out;
   const PtbqEntry* restore = nullptr;  // a preempted TB coming back: restore, then run the rest
+  // Dual-kernel preemption (SPEC 4): the preempting kernel's TB goes exactly at this
+  // predetermined position (register and shared-memory offsets) or not at all.
+  std::optional<AllocationPosition> position;
 };
 
-// What a preemption did with one resident TB (SPEC 4's per-TB techniques).
-enum class TbTechnique : uint8_t { switch_out, drain, flush };
-const char* technique_name(TbTechnique t);
+// What the block scheduler's preemption processor reads of an SM (SPEC 4): each resident TB's
+// running-TB status entry and allocation, and the SM's capacities.
+struct SmStatusReport {
+  struct Tb {
+    KernelLaunch* launch;
+    uint32_t tb;
+    TbAllocation alloc;
+    RunningTbStatusEntry status;
+    std::optional<uint64_t> remaining_cycles;  // exact, TB level only: what the oracle knows
+  };
+  uint64_t cycle = 0;
+  uint32_t registers = 0, shared_mem = 0;  // register file; current shared-memory configuration
+  std::vector<Tb> tbs;
+};
+
+// A per-TB preemption: the TBs (by slot) to preempt and how; the SM's other TBs keep running.
+using PreemptPlan = std::vector<std::pair<uint32_t, TbTechnique>>;
+
 
 // A TB preempted by a context save or a flush, as reported to the block scheduler. A flushed TB
 // comes back to the PTBQ with remaining_cycles 0: it restarts from its beginning. A drained one
@@ -56,7 +75,10 @@ struct TbCompletion {
   KernelLaunch* launch;
   uint32_t tb;
   uint32_t sm;
+  uint32_t slot;
   sc_core::sc_time start, end;
+  uint64_t instructions = 0;  // warp instructions the TB executed
+  bool whole = true;          // ran start to end in one residency (never preempted)
 };
 
 // A kernel aborted by an access with no valid mapping (outside every allocation) or a fault the
@@ -82,6 +104,9 @@ struct SmStats {
   // Flushing (SPEC 4): TBs dropped while idempotent, restarted later, and the work they lost.
   uint64_t tbs_flushed = 0, tbs_restarted = 0, flushed_instructions = 0, flushed_cycles = 0;
 };
+
+// Bytes of one TB's context: its registers (as allocated), shared memory and TB state.
+uint32_t tb_context_bytes(const SmParams& p, const KernelDesc& k);
 
 // Where a TB's context is saved: each launch has its own preallocated area.
 uint64_t save_address(const KernelLaunch& l, uint64_t save_pointer);
@@ -113,6 +138,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
     TbAllocation alloc;
     sc_core::sc_time start, end;
     sc_core::sc_time run_start;  // after any restore
+    uint64_t instructions = 0;   // for the completion report
+    bool whole = true;
     bool operator>(const Resident& o) const {
       return end != o.end ? end > o.end : (launch->id != o.launch->id ? launch->id > o.launch->id : tb > o.tb);
     }
@@ -192,11 +219,16 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   sc_core::sc_time save_resident(const Resident& r, const sc_core::sc_time& now, sc_core::sc_time& issue_at);
   // Ends a preemption: TBs block switching parked go too; the SM reports them all at `done` (or
   // when the last parked context is out).
-  void report_preemption_at(sc_core::sc_time done);
+  void report_preemption_at(sc_core::sc_time done, bool with_parked = true);
   // Flushing (SPEC 4, relaxed idempotence): drops every resident TB the running-TB status still
   // marks idempotent (warp level: once its in-flight instructions have drained; TB level: at
   // once); the others are switched out or drained (`fallback`). One report when it is done.
   void start_flush(sc_core::sc_time delay, TbTechnique fallback);
+  // Carries out a per-TB plan (Chimera, dual-kernel); `whole_sm`: TBs block switching parked go
+  // too. One report when every switched or flushed TB has left.
+  void execute_plan(sc_core::sc_time delay, const PreemptPlan& plan, bool whole_sm);
+  void report_status(SmStatusReport& out, sc_core::sc_time delay);
+  std::vector<Resident> resident_tbs() const;  // the TB-level TBs, earliest end first
   // A warp-level TB slot's progress: what it ran here plus what it brought back from a save.
   KernelLaunch::Progress progress_of(uint32_t slot) const;
   // Brings the running-TB status entry of a warp-level TB slot up to date from the pipeline.

@@ -27,6 +27,14 @@ std::optional<uint32_t> RangeAllocator::allocate(uint32_t size) {
   return std::nullopt;
 }
 
+bool RangeAllocator::allocate_at(uint32_t offset, uint32_t size) {
+  if (size == 0) return true;
+  const auto want = Interval::right_open(offset, offset + size);
+  if (!boost::icl::contains(free_, want)) return false;
+  free_.erase(want);
+  return true;
+}
+
 void RangeAllocator::release(uint32_t offset, uint32_t size) {
   if (size) free_.insert(Interval::right_open(offset, offset + size));
 }
@@ -37,7 +45,8 @@ SmResources::SmResources(const SmParams& p)
     : p_(p), regs_(p.registers), shm_(p.shared_mem_default), slot_used_(p.max_tbs, false),
       free_threads_(p.max_threads) {}
 
-std::optional<TbAllocation> SmResources::try_allocate(const TbResources& tb, uint32_t carve_out) {
+template <typename Place>
+std::optional<TbAllocation> SmResources::allocate_with(const TbResources& tb, uint32_t carve_out, Place place) {
   const uint32_t threads = warp_rounded_threads(p_, tb.threads);
   if (resident_ >= p_.max_tbs || threads > free_threads_) return std::nullopt;
   // The carve-out changes only on an empty SM; a resident kernel keeps its configuration.
@@ -49,15 +58,7 @@ std::optional<TbAllocation> SmResources::try_allocate(const TbResources& tb, uin
   a.threads = threads;
   a.reg_size = rounded_registers(p_, tb.registers);
   a.shm_size = tb.shared_mem;
-  auto r = regs_.allocate(a.reg_size);
-  if (!r) return std::nullopt;
-  auto s = shm_.allocate(a.shm_size);
-  if (!s) {
-    regs_.release(*r, a.reg_size);
-    return std::nullopt;
-  }
-  a.reg_offset = *r;
-  a.shm_offset = *s;
+  if (!place(a)) return std::nullopt;
   for (uint32_t i = 0; i < slot_used_.size(); ++i)
     if (!slot_used_[i]) {
       slot_used_[i] = true;
@@ -67,6 +68,36 @@ std::optional<TbAllocation> SmResources::try_allocate(const TbResources& tb, uin
   ++resident_;
   free_threads_ -= a.threads;
   return a;
+}
+
+std::optional<TbAllocation> SmResources::try_allocate(const TbResources& tb, uint32_t carve_out) {
+  return allocate_with(tb, carve_out, [&](TbAllocation& a) {
+    auto r = regs_.allocate(a.reg_size);
+    if (!r) return false;
+    auto s = shm_.allocate(a.shm_size);
+    if (!s) {
+      regs_.release(*r, a.reg_size);
+      return false;
+    }
+    a.reg_offset = *r;
+    a.shm_offset = *s;
+    return true;
+  });
+}
+
+std::optional<TbAllocation> SmResources::try_allocate_at(const TbResources& tb, uint32_t carve_out,
+                                                         const AllocationPosition& at) {
+  return allocate_with(tb, carve_out, [&](TbAllocation& a) {
+    if (a.reg_size > at.reg_size || a.shm_size > at.shm_size) return false;  // not this kernel's position
+    if (!regs_.allocate_at(at.reg_offset, a.reg_size)) return false;
+    if (!shm_.allocate_at(at.shm_offset, a.shm_size)) {
+      regs_.release(at.reg_offset, a.reg_size);
+      return false;
+    }
+    a.reg_offset = at.reg_offset;
+    a.shm_offset = at.shm_offset;
+    return true;
+  });
 }
 
 void SmResources::release(const TbAllocation& a) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "extensions/dual_kernel_tables.hpp"
 #include "sm/occupancy.hpp"
 
 namespace mpgpu {
@@ -23,6 +24,7 @@ class RangeAllocator {
  public:
   explicit RangeAllocator(uint32_t capacity);
   std::optional<uint32_t> allocate(uint32_t size);
+  bool allocate_at(uint32_t offset, uint32_t size);  // exactly there, if that range is free
   void release(uint32_t offset, uint32_t size);
   uint32_t free_total() const;
   uint32_t capacity() const { return capacity_; }
@@ -40,6 +42,9 @@ class SmResources {
   explicit SmResources(const SmParams& p);
   // Allocates one TB if it fits; `carve_out` is the shared-memory configuration it needs.
   std::optional<TbAllocation> try_allocate(const TbResources& tb, uint32_t carve_out);
+  // The same at a predetermined position (dual-kernel preemption, SPEC 4): its register and
+  // shared-memory offsets, or nothing.
+  std::optional<TbAllocation> try_allocate_at(const TbResources& tb, uint32_t carve_out, const AllocationPosition& at);
   void release(const TbAllocation& a);
   uint32_t resident_tbs() const { return resident_; }
   uint32_t free_threads() const { return free_threads_; }
@@ -53,6 +58,9 @@ class SmResources {
   std::vector<bool> slot_used_;
   uint32_t resident_ = 0;
   uint32_t free_threads_;
+  // Threads, a TB slot and the carve-out; then the ranges from `place`, or none.
+  template <typename Place>
+  std::optional<TbAllocation> allocate_with(const TbResources& tb, uint32_t carve_out, Place place);
 };
 
 }  // namespace mpgpu

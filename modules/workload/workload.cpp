@@ -292,6 +292,8 @@ class WorkloadReader {
     root.opt("replay");
     root.opt("preemption");
     root.opt("flush_fallback");
+    root.opt("latency_constraint_us");
+    root.opt("drain_estimate");
     root.opt("max_sim_time_us");
     if (root.has("import")) root.req("import").fail("imports do not nest");
     read_kernels(root.req("kernels"));
@@ -332,7 +334,7 @@ class WorkloadReader {
 }  // namespace
 
 const std::vector<std::string>& implemented_policies() {
-  static const std::vector<std::string> v = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss"};
+  static const std::vector<std::string> v = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss", "chimera", "dual_kernel"};
   return v;
 }
 
@@ -423,6 +425,18 @@ WorkloadDesc load_workload(const std::string& file,
   w.flush_fallback = fb ? fb->as_enum({"none", "draining", "context_switch"}) : "none";
   w.flush_fallback_source = fb ? fb->where() + ": flush_fallback" : file + ": flush_fallback (default none)";
   if (fb && w.preemption != "flush") fb->fail("flush_fallback is for preemption: flush");
+  // Chimera and dual-kernel choose a technique per TB: the whole-SM mechanism does not apply.
+  const bool per_tb = w.policy == "chimera" || w.policy == "dual_kernel";
+  if (per_tb && pre) pre->fail("policy " + w.policy + " picks switch, drain or flush per TB; preemption does not apply");
+  if (auto lc = root.opt("latency_constraint_us")) {
+    if (!per_tb) lc->fail("latency_constraint_us is for policy chimera or dual_kernel");
+    w.latency_constraint_ns = lc->as_num(0, 1e9) * 1e3;
+  }
+  if (auto de = root.opt("drain_estimate")) {
+    if (!per_tb) de->fail("drain_estimate is for policy chimera or dual_kernel");
+    w.oracle = de->as_enum({"predicted", "oracle"}) == "oracle";
+    w.drain_estimate_source = de->where() + ": drain_estimate";
+  }
   w.replay_until_all_done = root.opt_enum("replay", "none", {"none", "until_all_done"}) != "none";
   const std::string dir = std::filesystem::path(file).parent_path().string();
   if (auto imp = root.opt("import")) reader.read_import(*imp, dir, overrides);

@@ -62,6 +62,12 @@ struct WorkloadDesc {
   std::string preemption_source;
   std::string flush_fallback = "none";  // none | draining | context_switch (preemption: flush)
   std::string flush_fallback_source;
+  // Policies chimera, dual_kernel (SPEC 4): the preemption latency constraint (default 15 us, the
+  // constraint Chimera's paper evaluates) and the drain estimate (oracle: each TB's exact
+  // remaining time instead of the cost model's prediction).
+  double latency_constraint_ns = 15000;
+  bool oracle = false;
+  std::string drain_estimate_source;
   // Replay every process until all have completed `repeat` runs (SPEC 2 methodology); statistics
   // over completed runs only.
   bool replay_until_all_done = false;

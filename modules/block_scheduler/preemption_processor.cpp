@@ -1,0 +1,141 @@
+#include "block_scheduler/preemption_processor.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "sm/occupancy.hpp"
+
+namespace mpgpu {
+
+namespace {
+// The running-TB status and victim sets have one bit/entry per TB slot of the SM.
+DualKernelParams table_params(const SmParams& sm) {
+  DualKernelParams d = sm.dual_kernel;
+  d.tb_slots = sm.max_tbs;
+  return d;
+}
+}  // namespace
+
+PreemptPlan PreemptionDecision::plan() const {
+  PreemptPlan out;
+  for (const PlannedTb& t : tbs) out.push_back({t.slot, t.technique});
+  return out;
+}
+
+PreemptionProcessor::PreemptionProcessor(const SmParams& sm, const PreemptionProcessorParams& p)
+    : sm_(sm), p_(p), tables_(table_params(sm)), sms_(sm.count) {}
+
+void PreemptionProcessor::tb_finished(uint32_t launch, uint64_t instructions, uint64_t cycles) {
+  if (instructions == 0) return;
+  KernelTbStats& k = stats_[launch];
+  k.finished_instructions.push_back(double(instructions));
+  k.finished_cpi.push_back(double(cycles) / double(instructions));
+}
+
+std::vector<TbCosts> PreemptionProcessor::costs_by_slot(const SmStatusReport& s) const {
+  // The cost model runs per kernel (its statistics, its context size) over that kernel's TBs.
+  std::map<uint32_t, std::vector<size_t>> by_launch;
+  for (size_t i = 0; i < s.tbs.size(); ++i) by_launch[s.tbs[i].launch->id].push_back(i);
+  std::vector<TbCosts> out(sm_.max_tbs);
+  static const KernelTbStats kNone;
+  for (const auto& [launch, idx] : by_launch) {
+    CostModelParams cp;
+    cp.context_bytes = tb_context_bytes(sm_, *s.tbs[idx.front()].launch->kernel);
+    cp.dram_bytes_per_cycle = p_.dram_bytes_per_cycle;
+    cp.num_sms = sm_.count;
+    std::vector<RunningTbStatusEntry> entries;
+    std::vector<double> exact;
+    for (size_t i : idx) {
+      entries.push_back(s.tbs[i].status);
+      const auto& rem = s.tbs[i].remaining_cycles;
+      exact.push_back(rem ? double(*rem) : PreemptionCostModel::kMaxCost);
+    }
+    auto st = stats_.find(launch);
+    const auto c = PreemptionCostModel::costs(cp, st == stats_.end() ? kNone : st->second, entries, s.cycle,
+                                              p_.oracle ? &exact : nullptr);
+    for (size_t j = 0; j < idx.size(); ++j) out.at(s.tbs[idx[j]].alloc.slot) = c[j];
+  }
+  return out;
+}
+
+PreemptionDecision PreemptionProcessor::plan_whole_sm(const SmStatusReport& s) const {
+  const auto costs = costs_by_slot(s);
+  PreemptionDecision d;
+  for (const auto& t : s.tbs) {
+    const TbCosts& c = costs[t.alloc.slot];
+    const TbTechnique how = PreemptionCostModel::choose(c, p_.max_latency_cycles);
+    d.tbs.push_back({t.alloc.slot, t.launch, t.tb, how, c.of(how).latency, c.of(how).overhead});
+  }
+  return d;
+}
+
+PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStatusReport& s, const KernelLaunch& next,
+                                                       uint32_t needed) {
+  const KernelDesc& k = *next.kernel;
+  DualSm d{next.id,
+           allocation_positions(tables_, s.registers, s.shared_mem, rounded_registers(sm_, k.registers_per_tb),
+                                k.shared_mem_per_tb),
+           CandidateVictimSets(tables_), PreemptingAllocationStatus(tables_)};
+  d.status.set_kernel(next.context, next.id % (1u << tables_.kernel_id_bits));
+  std::vector<CandidateVictimSets::Resident> resident;
+  for (const auto& t : s.tbs)
+    resident.push_back({t.alloc.slot, t.alloc.reg_offset, t.alloc.reg_size, t.alloc.shm_offset, t.alloc.shm_size});
+  d.sets.build(d.positions, resident);
+  const auto costs = costs_by_slot(s);
+  const VictimChoice vc = select_victims(d.sets, costs, std::min<uint32_t>(needed, d.positions.size()), p_.max_latency_cycles);
+  PreemptionDecision out;
+  out.positions = vc.positions;
+  std::vector<bool> victim(sm_.max_tbs, false);
+  auto take = [&](uint32_t slot, TbTechnique how) {
+    for (const auto& t : s.tbs)
+      if (t.alloc.slot == slot)
+        out.tbs.push_back({slot, t.launch, t.tb, how, costs[slot].of(how).latency, costs[slot].of(how).overhead});
+    victim[slot] = true;
+    d.sets.clear_tb(slot);
+  };
+  for (const auto& v : vc.victims) take(v.slot, v.technique);
+  // TB slots and threads: the preempting TBs need them too.
+  const uint32_t tbs_in = static_cast<uint32_t>(vc.positions.size());
+  const uint32_t threads_in = tbs_in * warp_rounded_threads(sm_, k.threads_per_tb);
+  for (;;) {
+    uint32_t staying = 0, threads = 0;
+    for (const auto& t : s.tbs)
+      if (!victim[t.alloc.slot]) ++staying, threads += t.alloc.threads;
+    if (staying + tbs_in <= sm_.max_tbs && threads + threads_in <= sm_.max_threads) break;
+    // The cheapest staying TB: least overhead meeting the constraint, else least latency.
+    std::optional<std::pair<uint32_t, TbTechnique>> best;
+    auto better = [&](const TechniqueCost& a, const TechniqueCost& b) {
+      const bool am = a.latency <= p_.max_latency_cycles, bm = b.latency <= p_.max_latency_cycles;
+      if (am != bm) return am;
+      return am ? a.overhead < b.overhead : a.latency < b.latency;
+    };
+    for (const auto& t : s.tbs) {
+      if (victim[t.alloc.slot]) continue;
+      const TbTechnique how = PreemptionCostModel::choose(costs[t.alloc.slot], p_.max_latency_cycles);
+      if (!best || better(costs[t.alloc.slot].of(how), costs[best->first].of(best->second))) best = {{t.alloc.slot, how}};
+    }
+    if (!best) break;
+    take(best->first, best->second);
+  }
+  sms_.at(sm) = std::move(d);
+  return out;
+}
+
+std::vector<uint32_t> PreemptionProcessor::free_positions(uint32_t sm) const {
+  std::vector<uint32_t> out;
+  const DualSm& d = *sms_.at(sm);
+  for (uint32_t k = 0; k < d.positions.size(); ++k)
+    if (!d.status.allocated(k)) out.push_back(k);
+  return out;
+}
+
+void PreemptionProcessor::placed(uint32_t sm, uint32_t k, uint32_t slot) { sms_.at(sm)->status.allocate(k, slot); }
+
+void PreemptionProcessor::left(uint32_t sm, uint32_t slot) {
+  auto& d = sms_.at(sm);
+  if (!d) return;
+  for (uint32_t k = 0; k < d->positions.size(); ++k)
+    if (d->status.allocated(k) && d->status.tb_slot(k) == slot) d->status.release(k);
+}
+
+}  // namespace mpgpu
