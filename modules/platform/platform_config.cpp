@@ -371,12 +371,8 @@ PlatformConfig load_platform(const std::string& file,
   if (auto ex = root.opt("extensions")) {
     c.extensions.operand_log_bytes = ex->opt_int("operand_log_bytes", 8192, 256, 1 << 24);
     c.extensions.replay_queue_entries = ex->opt_int("replay_queue_entries", 0, 0, 1 << 16);
-    c.extensions.dual_kernel_positions = ex->opt_int("dual_kernel_positions", 0, 0, 1024);
-    // A position holds one TB of the preempting kernel; an SM holds at most sm.max_tbs TBs.
-    if (c.extensions.dual_kernel_positions > c.sm.max_tbs)
-      ex->req("dual_kernel_positions")
-          .fail("more allocation positions (" + std::to_string(c.extensions.dual_kernel_positions) +
-                ") than TBs fit on an SM (sm.max_tbs = " + std::to_string(c.sm.max_tbs) + ")");
+    // SPEC 4's allocation-position table has 64 entries (16-bit offsets x 64).
+    c.extensions.dual_kernel_positions = ex->opt_int("dual_kernel_positions", 0, 0, 64);
     if (auto sm = ex->opt("smst")) {
       auto impl = sm->req("impl");
       c.extensions.smst_impl = impl.as_enum({"core", "pins", "verilog"});
