@@ -63,6 +63,16 @@ struct HandSm {
       report.tbs.push_back({&launch, s, a, {executed[s], issued[s], flush[s]}, std::nullopt});
     }
   }
+  // The preempting kernel: 2048 registers per TB, `threads` threads.
+  KernelDesc hi;
+  KernelLaunch next;
+  const KernelLaunch& preempting(uint32_t threads) {
+    hi.threads_per_tb = threads;
+    hi.registers_per_tb = 2048;
+    next.kernel = &hi;
+    next.id = 2;
+    return next;
+  }
   PreemptionProcessor processor(double max_latency) {
     PreemptionProcessor p(cfg.sm, {32.0, max_latency, false});
     p.tb_finished(1, 10000, 10000);
@@ -121,13 +131,7 @@ TEST(PreemptionProcessor, OracleUsesTheExactRemainingTime) {
 TEST(PreemptionProcessor, DualKernelFreesTheCheapestPositionsAndClearsTheirVictims) {
   HandSm h;
   PreemptionProcessor p = h.processor(1000);
-  KernelDesc hi;
-  hi.threads_per_tb = 128;
-  hi.registers_per_tb = 2048;
-  KernelLaunch next;
-  next.kernel = &hi;
-  next.id = 2;
-  const PreemptionDecision d = p.plan_positions(1, h.report, next, 2);
+  const PreemptionDecision d = p.plan_positions(1, h.report, h.preempting(128), 2);
   EXPECT_EQ(d.positions, (std::vector<uint32_t>{2, 0}));
   ASSERT_EQ(d.tbs.size(), 2u);
   EXPECT_EQ(d.tbs[0].slot, 2u);
@@ -152,13 +156,7 @@ TEST(PreemptionProcessor, DualKernelFreesTheCheapestPositionsAndClearsTheirVicti
 TEST(PreemptionProcessor, DualKernelAlsoFreesTheThreadsThePreemptingTbsNeed) {
   HandSm h;
   PreemptionProcessor p = h.processor(1000);
-  KernelDesc hi;
-  hi.threads_per_tb = 256;
-  hi.registers_per_tb = 2048;
-  KernelLaunch next;
-  next.kernel = &hi;
-  next.id = 2;
-  const PreemptionDecision d = p.plan_positions(0, h.report, next, 2);
+  const PreemptionDecision d = p.plan_positions(0, h.report, h.preempting(256), 2);
   std::vector<uint32_t> slots;
   for (const auto& t : d.tbs) slots.push_back(t.slot);
   EXPECT_EQ(slots, (std::vector<uint32_t>{2, 0, 1, 3}));

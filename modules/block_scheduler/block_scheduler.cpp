@@ -262,14 +262,17 @@ void BlockScheduler::resident_changed(uint32_t sm, uint32_t launch, int delta) {
   peak_kernels_ = std::max(peak_kernels_, static_cast<uint32_t>(m.size()));
 }
 
-void BlockScheduler::query_status(uint32_t sm, SmStatusReport& out) {
+void BlockScheduler::command_sm(uint32_t sm, CtrlCommand c, const void* info, void* reply) {
   gpu_ctrl_ext ext;
-  ext.command = CtrlCommand::status_query;
+  ext.command = c;
   ext.sm = sm;
-  ext.reply = &out;
+  ext.info = info;
+  ext.reply = reply;
   sc_time delay = offset_;
   send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
 }
+
+void BlockScheduler::query_status(uint32_t sm, SmStatusReport& out) { command_sm(sm, CtrlCommand::status_query, nullptr, &out); }
 
 std::pair<bool, double> BlockScheduler::preemption_cost(uint32_t sm) {
   SmStatusReport s;
@@ -295,12 +298,7 @@ bool BlockScheduler::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t
     return false;
   }
   const PreemptPlan plan = d.plan();
-  gpu_ctrl_ext ext;
-  ext.command = CtrlCommand::preempt_tbs;
-  ext.sm = sm;
-  ext.info = &plan;
-  sc_time delay = offset_;
-  send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+  command_sm(sm, CtrlCommand::preempt_tbs, &plan);
   return true;
 }
 
@@ -318,22 +316,9 @@ void BlockScheduler::planned_tb_left(uint32_t sm, uint32_t launch, uint32_t tb, 
   }
 }
 
-void BlockScheduler::save_context(uint32_t sm) {
-  gpu_ctrl_ext ext;
-  ext.command = CtrlCommand::save_context;
-  ext.sm = sm;
-  sc_time delay = offset_;
-  send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
-}
+void BlockScheduler::save_context(uint32_t sm) { command_sm(sm, CtrlCommand::save_context); }
 
-void BlockScheduler::flush(uint32_t sm) {
-  gpu_ctrl_ext ext;
-  ext.command = CtrlCommand::flush_tbs;
-  ext.sm = sm;
-  ext.info = &setup_.flush_fallback;
-  sc_time delay = offset_;
-  send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
-}
+void BlockScheduler::flush(uint32_t sm) { command_sm(sm, CtrlCommand::flush_tbs, &setup_.flush_fallback); }
 
 void BlockScheduler::preemption_requested(uint32_t sm) {
   preempt_started_[sm] = to_ns(sc_core::sc_time_stamp() + offset_);

@@ -146,6 +146,8 @@ class BlockScheduler : public sc_core::sc_module {
   bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed);
   std::pair<bool, double> preemption_cost(uint32_t sm);
   void query_status(uint32_t sm, SmStatusReport& out);
+  // One control command to an SM, at the driver's current offset within the round.
+  void command_sm(uint32_t sm, CtrlCommand c, const void* info = nullptr, void* reply = nullptr);
   // Chimera, dual-kernel: a planned TB left the SM (reported, or a drained one finished); the
   // preemption's record is complete when the last one has.
   void planned_tb_left(uint32_t sm, uint32_t launch, uint32_t tb, PreemptedTb rec, double at_ns);

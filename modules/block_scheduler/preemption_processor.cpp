@@ -7,15 +7,6 @@
 
 namespace mpgpu {
 
-namespace {
-// The running-TB status and victim sets have one bit/entry per TB slot of the SM.
-DualKernelParams table_params(const SmParams& sm) {
-  DualKernelParams d = sm.dual_kernel;
-  d.tb_slots = sm.max_tbs;
-  return d;
-}
-}  // namespace
-
 PreemptPlan PreemptionDecision::plan() const {
   PreemptPlan out;
   for (const PlannedTb& t : tbs) out.push_back({t.slot, t.technique});
@@ -23,7 +14,7 @@ PreemptPlan PreemptionDecision::plan() const {
 }
 
 PreemptionProcessor::PreemptionProcessor(const SmParams& sm, const PreemptionProcessorParams& p)
-    : sm_(sm), p_(p), tables_(table_params(sm)), sms_(sm.count) {}
+    : sm_(sm), p_(p), tables_(sm.per_slot_tables()), sms_(sm.count) {}
 
 void PreemptionProcessor::tb_finished(uint32_t launch, uint64_t instructions, uint64_t cycles) {
   if (instructions == 0) return;

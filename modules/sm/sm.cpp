@@ -10,21 +10,12 @@ namespace mpgpu {
 
 using sc_core::sc_time;
 
-namespace {
-// The running-TB status has one entry per TB slot of this SM.
-DualKernelParams status_params(const SmParams& p) {
-  DualKernelParams d = p.dual_kernel;
-  d.tb_slots = p.max_tbs;
-  return d;
-}
-}  // namespace
-
 Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
        Timeline* timeline, uint32_t quantum_cycles)
     : sc_module(name), ctrl_in("ctrl_in"), ctrl_out("ctrl_out"), mem_out("mem_out"),
       walk_out("walk_out"), id_(id), p_(p), clock_(clock), timeline_(timeline), res_(p),
       pipe_(p, *this), quantum_cycles_(std::max(1u, quantum_cycles)), warp_tbs_(p.max_tbs),
-      tb_status_(status_params(p)), carried_(p.max_tbs) {
+      tb_status_(p.per_slot_tables()), carried_(p.max_tbs) {
   ctrl_in.register_b_transport(this, &Sm::ctrl_b_transport);
   SC_THREAD(run);
   if (timeline_ && timeline_->enabled()) {

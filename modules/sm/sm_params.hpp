@@ -108,6 +108,12 @@ struct SmParams {
   uint32_t tb_state_bytes = 64;  // barrier state, reconvergence stack pointer, ...
 
   uint32_t largest_shared_mem() const { return shared_mem_configs.back(); }
+  // The SPEC 4 tables with one entry (running-TB status) or bit (victim sets) per TB slot.
+  DualKernelParams per_slot_tables() const {
+    DualKernelParams d = dual_kernel;
+    d.tb_slots = max_tbs;
+    return d;
+  }
   uint32_t register_file_bytes() const { return registers * 4; }
 };
 
