@@ -248,8 +248,8 @@ void DriverDomain::flush(uint32_t sm) { bs_.flush(sms_[sm]); }
 void DriverDomain::preemption_requested(uint32_t sm, Mechanism) { bs_.preemption_requested(sms_[sm]); }
 void DriverDomain::preemption_completed(uint32_t sm) { bs_.preemption_completed(sms_[sm]); }
 void DriverDomain::decision_made() { bs_.decision_made(static_cast<uint32_t>(sms_.size())); }
-bool DriverDomain::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed) {
-  return bs_.plan_preemption(sms_[sm], next_launch, ksrt_index, needed);
+bool DriverDomain::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t needed) {
+  return bs_.plan_preemption(sms_[sm], next_launch, needed);
 }
 std::pair<bool, double> DriverDomain::preemption_cost(uint32_t sm) { return bs_.preemption_cost(sms_[sm]); }
 void DriverDomain::dual_ended(uint32_t sm) { bs_.processor_->end_dual(sms_[sm]); }
@@ -284,7 +284,7 @@ std::pair<bool, double> BlockScheduler::preemption_cost(uint32_t sm) {
   return {meets, meets ? overhead : latency};
 }
 
-bool BlockScheduler::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t, uint32_t needed) {
+bool BlockScheduler::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t needed) {
   SmStatusReport s;
   query_status(sm, s);
   const PreemptionDecision d = setup_.mechanism == Mechanism::dual_kernel

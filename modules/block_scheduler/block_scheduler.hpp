@@ -99,7 +99,7 @@ class DriverDomain : public DriverPort {
   void preemption_requested(uint32_t sm, Mechanism m) override;
   void preemption_completed(uint32_t sm) override;
   void decision_made() override;
-  bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed) override;
+  bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t needed) override;
   std::pair<bool, double> preemption_cost(uint32_t sm) override;
   void dual_ended(uint32_t sm) override;
 
@@ -143,7 +143,7 @@ class BlockScheduler : public sc_core::sc_module {
   void preemption_completed(uint32_t sm);
   void preemption_completed_now(uint32_t sm, double at_ns = -1);
   void decision_made(uint32_t domain_sms);
-  bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed);
+  bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t needed);
   std::pair<bool, double> preemption_cost(uint32_t sm);
   void query_status(uint32_t sm, SmStatusReport& out);
   // One control command to an SM, at the driver's current offset within the round.

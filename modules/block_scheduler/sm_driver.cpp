@@ -147,7 +147,7 @@ void SmDriver::reserve(uint32_t sm, uint32_t k) {
     // has more TBs than its reserved SMs take).
     const uint64_t share = issuable(k) - std::min<uint64_t>(issuable(k), uint64_t{kernels_[k].tbs_per_sm} * (reserved_for(k) - 1));
     const uint32_t needed = static_cast<uint32_t>(std::min<uint64_t>(kernels_[k].tbs_per_sm, share));
-    saving_[sm] = port_->plan_preemption(sm, kernels_[k].launch_id, k, needed);  // empty SM: recorded at once
+    saving_[sm] = port_->plan_preemption(sm, kernels_[k].launch_id, needed);  // empty SM: recorded at once
     full_[sm] = false;
     return;
   }

@@ -42,7 +42,7 @@ class DriverPort {
   virtual void flush(uint32_t sm) = 0;
   // Chimera, dual-kernel: the preemption processor plans the SM's preemption for kernel
   // `next_launch` (dual-kernel: `needed` positions); true when the SM will report what left it.
-  virtual bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t ksrt_index, uint32_t needed) { return false; }
+  virtual bool plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t needed) { return false; }
   // Chimera's choice among equally ranked victim SMs: (meets the latency constraint, its
   // overhead if so else its latency); smaller is better.
   virtual std::pair<bool, double> preemption_cost(uint32_t sm) { return {true, 0.0}; }
@@ -112,8 +112,6 @@ class SmDriver {
   Mechanism mechanism() const { return mech_; }
   // For policies, while deciding: the cost of preempting a running SM (see DriverPort).
   std::pair<bool, double> preemption_cost(uint32_t sm) const { return port_->preemption_cost(sm); }
-  // Dual-kernel: TBs of the preempting kernel on a reserved SM (the SMST counts the running one's).
-  uint32_t preempting_tbs(uint32_t sm) const { return preempting_tbs_.at(sm); }
   const DriverStats& stats() const { return stats_; }
   const Policy& policy() const { return *policy_; }
   size_t waiting_launches() const;
@@ -138,7 +136,7 @@ class SmDriver {
   std::vector<DriverKernel> buffered_;                // by context: the command buffer's launch
   std::vector<bool> saving_;      // per SM: context save in flight
   std::vector<bool> full_;        // per SM: refused a TB since its last TB left
-  std::vector<uint32_t> preempting_tbs_;  // per SM, dual-kernel: the preempting kernel's TBs there
+  std::vector<uint32_t> preempting_tbs_;  // per SM, dual-kernel: the preempting kernel's TBs there (the SMST counts the running one's)
   std::vector<uint32_t> dual_ended_;      // SMs whose preempting kernel retired, to tell the port
   DriverPort* port_ = nullptr;
   bool in_decide_ = false;

@@ -377,20 +377,11 @@ void Sm::refresh_status(const Resident& r, const sc_time& now, uint64_t& execute
 }
 
 void Sm::start_flush(sc_time delay, TbTechnique fallback) {
-  const sc_time now = sc_core::sc_time_stamp() + delay;
+  // The running-TB status decides: a TB still idempotent is flushed, the others take the fallback.
+  SmStatusReport status;
+  report_status(status, delay);
   PreemptPlan plan;
-  for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
-    const WarpTb& t = warp_tbs_[slot];
-    if (!t.launch || t.finished) continue;
-    refresh_status(slot);
-    plan.push_back({slot, tb_status_.at(slot).flush ? TbTechnique::flush : fallback});
-  }
-  for (const Resident& r : resident_tbs()) {
-    if (r.end <= now) continue;  // ends by now: finishes normally
-    uint64_t executed_cycles = 0;
-    refresh_status(r, now, executed_cycles);
-    plan.push_back({r.alloc.slot, tb_status_.at(r.alloc.slot).flush ? TbTechnique::flush : fallback});
-  }
+  for (const auto& t : status.tbs) plan.push_back({t.alloc.slot, t.status.flush ? TbTechnique::flush : fallback});
   execute_plan(delay, plan, true);
 }
 
