@@ -255,10 +255,12 @@ std::pair<bool, double> DriverDomain::preemption_cost(uint32_t sm) { return bs_.
 void DriverDomain::dual_ended(uint32_t sm) { bs_.processor_->end_dual(sms_[sm]); }
 
 void BlockScheduler::resident_changed(uint32_t sm, uint32_t launch, int delta) {
+  // A flat list: an SM holds a few kernels at most, and this runs for every TB.
   auto& m = sm_kernels_[sm];
-  uint32_t& n = m[launch];
-  n = static_cast<uint32_t>(int64_t{n} + delta);
-  if (n == 0) m.erase(launch);
+  auto it = std::find_if(m.begin(), m.end(), [&](const auto& e) { return e.first == launch; });
+  if (it == m.end()) it = m.insert(m.end(), {launch, 0});
+  it->second = static_cast<uint32_t>(int64_t{it->second} + delta);
+  if (it->second == 0) m.erase(it);
   peak_kernels_ = std::max(peak_kernels_, static_cast<uint32_t>(m.size()));
 }
 

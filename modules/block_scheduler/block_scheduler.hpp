@@ -180,7 +180,7 @@ class BlockScheduler : public sc_core::sc_module {
   std::unique_ptr<PreemptionProcessor> processor_;       // chimera, dual_kernel
   std::vector<std::vector<PlannedTb>> planned_;          // per SM: planned TBs not yet left
   std::vector<uint64_t> resident_instructions_;          // per SM: at the preemption in progress
-  std::vector<std::map<uint32_t, uint32_t>> sm_kernels_;  // per SM: resident TBs per launch
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sm_kernels_;  // per SM: (launch, resident TBs)
   uint32_t peak_kernels_ = 0;
   uint64_t tbs_done_ = 0, tbs_issued_ = 0, total_tbs_;
   ProgressLine progress_;

@@ -85,7 +85,7 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     cycles = sample_tb_cycles(d->launch->kernel->tb_time, d->launch->seed, d->launch->uid, d->tb);
   }
   const sc_time end = run_start + clock_.cycles(double(cycles));
-  resident_.push({d->launch, d->tb, *alloc, start, end, run_start, d->launch->kernel->instructions_per_tb, !restore});
+  resident_.push({d->launch, d->tb, *alloc, start, end, run_start});
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
   // Nothing to do before the TB ends: wake then (an earlier pending wake-up stays), not now.
   wake_.notify(end - sc_core::sc_time_stamp());
@@ -133,7 +133,8 @@ void Sm::run() {
       res_.release(done.back().alloc);
     }
     if (!done.empty() && idle() && !save_pending_) stats_.busy += now - busy_since_;
-    for (const auto& r : done) finish(r);
+    // A TB-level TB executes its kernel's instruction count; a restored one started before.
+    for (const auto& r : done) finish(r, r.launch->kernel->instructions_per_tb, r.run_start == r.start);
     if (!done.empty()) continue;
     if (!parked_.empty()) run_local_scheduler(now);
     sc_time next = sc_core::SC_ZERO_TIME;
@@ -189,18 +190,23 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
 
 void Sm::report_warp_tbs(const sc_time& now) {
   if (warp_tbs_finished_ == 0) return;  // checked on every wake-up: at quantum 1, every cycle
-  std::vector<Resident> done;
+  struct Done {
+    Resident r;
+    uint64_t instructions;
+    bool whole;  // nothing carried over from a save
+  };
+  std::vector<Done> done;
   for (WarpTb& t : warp_tbs_) {
     if (!t.launch || !t.finished || t.end > now) continue;
     res_.release(t.alloc);
-    const KernelLaunch::Progress pr = progress_of(t.alloc.slot);
-    done.push_back({t.launch, t.tb, t.alloc, t.start, t.end, t.start, pr.executed, carried_[t.alloc.slot].executed == 0});
+    done.push_back({{t.launch, t.tb, t.alloc, t.start, t.end, t.start}, progress_of(t.alloc.slot).executed,
+                    carried_[t.alloc.slot].executed == 0});
     t = WarpTb{};
     --warp_tbs_live_;
     --warp_tbs_finished_;
   }
   if (!done.empty() && idle() && !save_pending_) stats_.busy += now - busy_since_;
-  for (const auto& r : done) finish(r);
+  for (const auto& d : done) finish(d.r, d.instructions, d.whole);
 }
 
 gpu_mem_ext Sm::request_ext(const MemAccess& a) const {
@@ -577,14 +583,14 @@ void Sm::finish_save() {
   send_ctrl(ctrl_out, 0, ext, delay);
 }
 
-void Sm::finish(const Resident& r) {
+void Sm::finish(const Resident& r, uint64_t instructions, bool whole) {
   ++stats_.tbs_done;
   if (timeline_ && timeline_->enabled())
     timeline_->span(Timeline::sm_pid(id_), r.alloc.slot,
                     fmt::format("{} tb{}", r.launch->kernel->name, r.tb), "tb",
                     to_ns(r.start), to_ns(r.end),
                     fmt::format(R"({{"launch":{},"process":{}}})", r.launch->id, r.launch->process));
-  TbCompletion c{r.launch, r.tb, id_, r.alloc.slot, r.start, r.end, r.instructions, r.whole};
+  TbCompletion c{r.launch, r.tb, id_, r.alloc.slot, r.start, r.end, instructions, whole};
   gpu_ctrl_ext ext;
   ext.command = CtrlCommand::tb_finished;
   ext.sm = id_;

@@ -138,8 +138,6 @@ class Sm : public sc_core::sc_module, private MemoryPort {
     TbAllocation alloc;
     sc_core::sc_time start, end;
     sc_core::sc_time run_start;  // after any restore
-    uint64_t instructions = 0;   // for the completion report
-    bool whole = true;
     bool operator>(const Resident& o) const {
       return end != o.end ? end > o.end : (launch->id != o.launch->id ? launch->id > o.launch->id : tb > o.tb);
     }
@@ -162,7 +160,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void run();
-  void finish(const Resident& r);
+  void finish(const Resident& r, uint64_t instructions, bool whole);  // reports the completion
   uint32_t context_bytes(const KernelLaunch& l) const;
   // A warp-level TB starts in `alloc` at `start`; one coming back (`saved_pointer`: its save-area
   // slot) first runs the trap routine and gets its context and replay state back.
