@@ -83,22 +83,42 @@ struct HandSm {
 
 }  // namespace
 
-// Constraint 1000 cycles: drains are too slow; slot 2's flush (900) beats a switch (936),
-// slot 0's (1000) does not; slots 1 and 3 cannot be flushed.
+// Constraint 1000 cycles: drains are too slow. The SM saves switched TBs in turn (576, 1152,
+// ... cycles), so the one switch under the constraint goes to a TB that cannot be flushed, the
+// one whose drain is slowest: slot 3 (576). Slot 1 can then only switch second (1152, over the
+// constraint, still faster than its 8910-cycle drain); slots 0 and 2 flush (latency 0; their
+// switch would end at 1728 and 2304).
 TEST(PreemptionProcessor, ChimeraPicksTheLeastOverheadTechniqueMeetingTheConstraint) {
   HandSm h;
   const PreemptionDecision d = h.processor(1000).plan_whole_sm(h.report);
   ASSERT_EQ(d.tbs.size(), 4u);
-  const TbTechnique want[] = {TbTechnique::switch_out, TbTechnique::switch_out, TbTechnique::flush,
+  const TbTechnique want[] = {TbTechnique::flush, TbTechnique::switch_out, TbTechnique::flush,
                               TbTechnique::switch_out};
   for (uint32_t s = 0; s < 4; ++s) {
     EXPECT_EQ(d.tbs[s].slot, s);
     EXPECT_EQ(d.tbs[s].technique, want[s]) << "slot " << s;
   }
-  EXPECT_DOUBLE_EQ(d.tbs[0].latency_cycles, 576);
-  EXPECT_DOUBLE_EQ(d.tbs[0].overhead, 936);
-  EXPECT_DOUBLE_EQ(d.tbs[2].latency_cycles, 0);
+  EXPECT_DOUBLE_EQ(d.tbs[3].latency_cycles, 576);
+  EXPECT_DOUBLE_EQ(d.tbs[3].overhead, 936);
+  EXPECT_DOUBLE_EQ(d.tbs[1].latency_cycles, 1152);
+  EXPECT_DOUBLE_EQ(d.tbs[0].latency_cycles, 0);
+  EXPECT_DOUBLE_EQ(d.tbs[0].overhead, 1000);
   EXPECT_DOUBLE_EQ(d.tbs[2].overhead, 900);
+}
+
+// Constraint 1800 cycles, room for three switches in a row: slots 3 and 1 (no other way to meet
+// it) take the first two (576, 1152); slot 0, run longest of the flushable TBs, takes the third
+// (1728; 936 lost against its flush's 1000); slot 2's switch would end at 2304: flush (900).
+TEST(PreemptionProcessor, ChimeraQueuesSwitchesBehindEachOther) {
+  HandSm h;
+  const PreemptionDecision d = h.processor(1800).plan_whole_sm(h.report);
+  const TbTechnique want[] = {TbTechnique::switch_out, TbTechnique::switch_out, TbTechnique::flush,
+                              TbTechnique::switch_out};
+  const double latency[] = {1728, 1152, 0, 576};
+  for (uint32_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(d.tbs[s].technique, want[s]) << "slot " << s;
+    EXPECT_DOUBLE_EQ(d.tbs[s].latency_cycles, latency[s]) << "slot " << s;
+  }
 }
 
 // A loose constraint (11000 cycles): every drain meets it at no overhead.
@@ -245,11 +265,20 @@ TEST(Chimera, DrainsEveryTbWhenTheDrainMeetsTheConstraint) {
   EXPECT_EQ(r["scheduling"]["peak_kernels_per_sm"], 1);  // whole SMs
 }
 
-// 1 us: drains are too slow; the TBs cannot be flushed; each is switched (576 cycles) out.
+// 1 us: drains are too slow; the TBs cannot be flushed; each is switched out, one after another
+// (576 cycles each at 1 GHz): still faster than a drain even when the constraint is missed.
 TEST(Chimera, SwitchesTbsThatCanNeitherDrainInTimeNorFlush) {
   const json r = simulate(workload("chimera", 1, false));
   EXPECT_EQ(techniques(r), std::vector<std::string>(4, "switch"));
-  for (const auto& t : r["scheduling"]["preemption_list"][0]["tbs"]) EXPECT_DOUBLE_EQ(t["estimated_latency_ns"], 576);
+  std::vector<double> estimated;
+  for (const auto& t : r["scheduling"]["preemption_list"][0]["tbs"]) estimated.push_back(t["estimated_latency_ns"]);
+  std::sort(estimated.begin(), estimated.end());
+  EXPECT_EQ(estimated, (std::vector<double>{576, 1152, 1728, 2304}));
+  // The SM saves them in turn: the preemption takes about the last one's estimate (it ends a
+  // little sooner: one SM saving alone gets more than its 1/N_SM share of DRAM bandwidth).
+  const double took = r["scheduling"]["preemption_list"][0]["latency_ns"];
+  EXPECT_LE(took, 2304);
+  EXPECT_GT(took, 1728);
   EXPECT_EQ(r["scheduling"]["tbs_saved"], 4);
   EXPECT_EQ(r["tbs_done"], 20);
 }

@@ -102,3 +102,21 @@ TEST(VictimSelection, WithoutACandidateMeetingTheConstraintTheFastestIsTaken) {
   EXPECT_DOUBLE_EQ(v.overhead, 10 + 700 + 600);
   EXPECT_DOUBLE_EQ(v.latency, 900);
 }
+
+// The SM saves the switched victims one after another, so the n-th switch of the plan ends at
+// n x 900 cycles. Every TB here can only be switched (no flush, drains of 3000); constraint 2000:
+// position 0 {slot 0} first (900; position 1 {0, 1} would take 1800 for two TBs), then
+// position 1, now {slot 1} (second switch: 1800, still meeting), then position 2 (third: 2700,
+// nothing meets; the fastest, and the first of the tie with position 3).
+TEST(VictimSelection, SwitchedVictimsQueueBehindEachOther) {
+  DualKernelParams p;
+  auto s = sm(p);
+  const TbCosts only_switch{cost(900, 600), cost(3000, 0), cost(0, 0, false)};
+  const VictimChoice v = select_victims(s, std::vector<TbCosts>(4, only_switch), 3, 2000);
+  ASSERT_EQ(v.positions, (std::vector<uint32_t>{0, 1, 2}));
+  ASSERT_EQ(v.victims.size(), 3u);
+  for (const auto& x : v.victims) EXPECT_EQ(x.technique, TbTechnique::switch_out);
+  EXPECT_EQ(v.switches, 3u);
+  EXPECT_DOUBLE_EQ(v.latency, 2700);
+  EXPECT_DOUBLE_EQ(v.overhead, 1800);
+}

@@ -79,14 +79,21 @@ std::vector<TbCosts> PreemptionCostModel::costs(const CostModelParams& p, const 
   return out;
 }
 
-TbTechnique PreemptionCostModel::choose(const TbCosts& c, double max_latency) {
+TechniqueCost PreemptionCostModel::in_plan(const TbCosts& c, TbTechnique t, uint32_t switches_ahead) {
+  TechniqueCost x = c.of(t);
+  if (t == TbTechnique::switch_out) x.latency *= double(switches_ahead + 1);
+  return x;
+}
+
+TbTechnique PreemptionCostModel::choose(const TbCosts& c, double max_latency, uint32_t switches_ahead) {
   const TbTechnique all[] = {TbTechnique::flush, TbTechnique::drain, TbTechnique::switch_out};
   std::optional<TbTechnique> best, fastest;
+  std::optional<TechniqueCost> best_cost, fastest_cost;
   for (TbTechnique t : all) {
-    const TechniqueCost& x = c.of(t);
+    const TechniqueCost x = in_plan(c, t, switches_ahead);
     if (!x.legal) continue;
-    if (x.latency <= max_latency && (!best || x.overhead < c.of(*best).overhead)) best = t;
-    if (!fastest || x.latency < c.of(*fastest).latency) fastest = t;
+    if (x.latency <= max_latency && (!best || x.overhead < best_cost->overhead)) best = t, best_cost = x;
+    if (!fastest || x.latency < fastest_cost->latency) fastest = t, fastest_cost = x;
   }
   return best ? *best : *fastest;  // switching is always legal
 }

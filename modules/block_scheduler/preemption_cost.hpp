@@ -6,6 +6,10 @@
 //   flush:  latency 0; overhead = instructions it executed; only while idempotent.
 //   switch: latency = context bytes / (DRAM bytes per cycle / N_SM);
 //           overhead = mean IPC of the SM's resident TBs x 2 x latency (out and back).
+//           The SM saves its switched TBs one after another through that share, so in a plan
+//           the n-th switch ends n such latencies after the request (`switches_ahead`); SPEC 4
+//           takes one TB's latency for every switch, which the SM cannot meet when it
+//           switches several TBs (stated refinement, docs/mechanisms.md section 7).
 //   drain:  latency = remaining instructions x CPI; overhead 0 (the SM keeps working);
 //           remaining = mean instructions per TB of the kernel - executed (at least 0); CPI from
 //           the running TBs or from the finished ones, whichever varies less (lower standard
@@ -60,8 +64,10 @@ class PreemptionCostModel {
                                              uint64_t now);
 
   // Chimera's per-TB choice: the least-overhead legal technique meeting `max_latency`, else the
-  // least-latency legal one.
-  static TbTechnique choose(const TbCosts& c, double max_latency);
+  // least-latency legal one; a switch waits behind `switches_ahead` others of the same plan.
+  static TbTechnique choose(const TbCosts& c, double max_latency, uint32_t switches_ahead = 0);
+  // The cost of technique `t` for a TB whose switch would wait behind `switches_ahead` others.
+  static TechniqueCost in_plan(const TbCosts& c, TbTechnique t, uint32_t switches_ahead);
 };
 
 }  // namespace mpgpu

@@ -51,13 +51,35 @@ std::vector<TbCosts> PreemptionProcessor::costs_by_slot(const SmStatusReport& s)
 
 PreemptionDecision PreemptionProcessor::plan_whole_sm(const SmStatusReport& s) const {
   const auto costs = costs_by_slot(s);
-  PreemptionDecision d;
-  for (const auto& t : s.tbs) {
+  const double limit = p_.max_latency_cycles;
+  // The SM saves switched TBs in turn, so the switch "slots" under the constraint go first to the
+  // TBs that meet it no other way (the slowest alternative first), then to the TBs that have run
+  // longest (flushing them would lose most).
+  auto other_latency = [&](const TbCosts& c) {
+    double l = PreemptionCostModel::kMaxCost;
+    for (TbTechnique t : {TbTechnique::flush, TbTechnique::drain})
+      if (c.of(t).legal) l = std::min(l, c.of(t).latency);
+    return l;
+  };
+  std::vector<size_t> order(s.tbs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const double la = other_latency(costs[s.tbs[a].alloc.slot]), lb = other_latency(costs[s.tbs[b].alloc.slot]);
+    if ((la > limit) != (lb > limit)) return la > limit;
+    if (la > limit) return la > lb;
+    return s.tbs[a].status.executed_instructions > s.tbs[b].status.executed_instructions;
+  });
+  std::vector<PlannedTb> planned(s.tbs.size());
+  uint32_t switches = 0;
+  for (size_t i : order) {
+    const auto& t = s.tbs[i];
     const TbCosts& c = costs[t.alloc.slot];
-    const TbTechnique how = PreemptionCostModel::choose(c, p_.max_latency_cycles);
-    d.tbs.push_back({t.alloc.slot, t.launch, t.tb, how, c.of(how).latency, c.of(how).overhead});
+    const TbTechnique how = PreemptionCostModel::choose(c, limit, switches);
+    const TechniqueCost x = PreemptionCostModel::in_plan(c, how, switches);
+    planned[i] = {t.alloc.slot, t.launch, t.tb, how, x.latency, x.overhead};
+    if (how == TbTechnique::switch_out) ++switches;
   }
-  return d;
+  return {planned, {}};  // in the status report's order
 }
 
 PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStatusReport& s, const KernelLaunch& next,
@@ -77,10 +99,12 @@ PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStat
   PreemptionDecision out;
   out.positions = vc.positions;
   std::vector<bool> victim(sm_.max_tbs, false);
+  uint32_t switches = 0;  // in plan order: the SM saves them in turn
   auto take = [&](uint32_t slot, TbTechnique how) {
+    const TechniqueCost x = PreemptionCostModel::in_plan(costs[slot], how, switches);
     for (const auto& t : s.tbs)
-      if (t.alloc.slot == slot)
-        out.tbs.push_back({slot, t.launch, t.tb, how, costs[slot].of(how).latency, costs[slot].of(how).overhead});
+      if (t.alloc.slot == slot) out.tbs.push_back({slot, t.launch, t.tb, how, x.latency, x.overhead});
+    if (how == TbTechnique::switch_out) ++switches;
     victim[slot] = true;
     d.sets.clear_tb(slot);
   };
@@ -95,6 +119,7 @@ PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStat
     if (staying + tbs_in <= sm_.max_tbs && threads + threads_in <= sm_.max_threads) break;
     // The cheapest staying TB: least overhead meeting the constraint, else least latency.
     std::optional<std::pair<uint32_t, TbTechnique>> best;
+    std::optional<TechniqueCost> best_cost;
     auto better = [&](const TechniqueCost& a, const TechniqueCost& b) {
       const bool am = a.latency <= p_.max_latency_cycles, bm = b.latency <= p_.max_latency_cycles;
       if (am != bm) return am;
@@ -102,8 +127,9 @@ PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStat
     };
     for (const auto& t : s.tbs) {
       if (victim[t.alloc.slot]) continue;
-      const TbTechnique how = PreemptionCostModel::choose(costs[t.alloc.slot], p_.max_latency_cycles);
-      if (!best || better(costs[t.alloc.slot].of(how), costs[best->first].of(best->second))) best = {{t.alloc.slot, how}};
+      const TbTechnique how = PreemptionCostModel::choose(costs[t.alloc.slot], p_.max_latency_cycles, switches);
+      const TechniqueCost x = PreemptionCostModel::in_plan(costs[t.alloc.slot], how, switches);
+      if (!best || better(x, *best_cost)) best = {{t.alloc.slot, how}}, best_cost = x;
     }
     if (!best) break;
     take(best->first, best->second);

@@ -2,7 +2,8 @@
 // Dual-kernel victim selection (SPEC 4, Shieh) on one SM: the preempting kernel needs `needed`
 // of the SM's predetermined allocation positions. Each position's candidate victim set holds the
 // running TBs overlapping it. Per TB the technique is the least-overhead one meeting the latency
-// constraint (else the least-latency one, PreemptionCostModel::choose); a candidate's latency is
+// constraint (else the least-latency one, PreemptionCostModel::choose; a switch waits behind the
+// plan's earlier switches, which the SM saves one after another); a candidate's latency is
 // the largest of its TBs', its overhead their sum. One candidate at a time: a position already
 // free first, else the least-overhead candidate meeting the constraint, else the least-latency
 // one; its TBs are preempted, which clears them from every candidate set (the table's
@@ -24,6 +25,7 @@ struct VictimChoice {
   std::vector<Victim> victims;      // TBs preempted, in the order chosen
   double latency = 0;               // until the last position is free (cycles)
   double overhead = 0;              // instructions of throughput lost
+  uint32_t switches = 0;            // victims switched out (the SM saves them in turn)
 };
 
 // `costs[slot]`: the cost of preempting the TB in that slot (only slots in some set are read).
