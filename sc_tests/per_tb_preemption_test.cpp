@@ -263,6 +263,8 @@ TEST(Chimera, DrainsEveryTbWhenTheDrainMeetsTheConstraint) {
   }
   EXPECT_EQ(r["tbs_done"], 20);
   EXPECT_EQ(r["scheduling"]["peak_kernels_per_sm"], 1);  // whole SMs
+  // The four TBs (all the SM's registers) execute until they end together: utilization 1.
+  EXPECT_NEAR(r["scheduling"]["preemption_list"][0]["register_utilization"].get<double>(), 1.0, 1e-9);
 }
 
 // 1 us: drains are too slow; the TBs cannot be flushed; each is switched out, one after another
@@ -279,6 +281,8 @@ TEST(Chimera, SwitchesTbsThatCanNeitherDrainInTimeNorFlush) {
   const double took = r["scheduling"]["preemption_list"][0]["latency_ns"];
   EXPECT_LE(took, 2304);
   EXPECT_GT(took, 1728);
+  // Nothing executes on the SM while it saves: utilization 0.
+  EXPECT_EQ(r["scheduling"]["preemption_list"][0]["register_utilization"], 0.0);
   EXPECT_EQ(r["scheduling"]["tbs_saved"], 4);
   EXPECT_EQ(r["tbs_done"], 20);
 }
@@ -293,7 +297,7 @@ TEST(Chimera, FlushesIdempotentTbsUnderATightConstraint) {
 }
 
 // Dual-kernel, 1 us, hi with 2 TBs: it needs two of the SM's four positions; their TBs are
-// switched out (576 cycles); hi's TBs run beside the two lo TBs that keep running.
+// switched out (576 and 1152 cycles); hi's TBs run beside the two lo TBs that keep running.
 TEST(DualKernel, PreemptingKernelRunsBesideTheRunningOne) {
   std::string w = workload("dual_kernel", 1, false);
   w.replace(w.find("hi: {grid: 4"), 12, "hi: {grid: 2");
@@ -302,6 +306,9 @@ TEST(DualKernel, PreemptingKernelRunsBesideTheRunningOne) {
   EXPECT_EQ(techniques(r), std::vector<std::string>(2, "switch"));
   EXPECT_EQ(r["tbs_done"], 18);
   EXPECT_EQ(r["scheduling"]["peak_kernels_per_sm"], 2);
+  // The two lo TBs staying (half the registers) execute through the save: utilization 1/2
+  // (Chimera's whole-SM switch leaves 0).
+  EXPECT_NEAR(r["scheduling"]["preemption_list"][0]["register_utilization"].get<double>(), 0.5, 1e-9);
 }
 
 // Three kernels of rising priority: mid (2 TBs) arrives while lo runs on both SMs and takes

@@ -49,6 +49,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
     processor_ = std::make_unique<PreemptionProcessor>(
         sm, PreemptionProcessorParams{setup.dram_bytes_per_cycle, clock.ns_to_cycles(setup.latency_constraint_ns), setup.oracle});
   planned_.resize(sm.count);
+  window_start_.resize(sm.count);
   resident_instructions_.resize(sm.count);
   sm_kernels_.resize(sm.count);
   SC_THREAD(run);
@@ -293,6 +294,7 @@ bool BlockScheduler::plan_preemption(uint32_t sm, uint32_t next_launch, uint32_t
                                    ? processor_->plan_positions(sm, s, *active_.at(next_launch), needed)
                                    : processor_->plan_whole_sm(s);
   planned_[sm] = d.tbs;
+  window_start_[sm] = s;
   resident_instructions_[sm] = 0;
   for (const auto& t : s.tbs) resident_instructions_[sm] += t.status.executed_instructions;
   if (d.tbs.empty()) {  // positions already free (or nothing resident): done at once
@@ -336,7 +338,17 @@ void BlockScheduler::preemption_completed(uint32_t sm) {
 
 void BlockScheduler::preemption_completed_now(uint32_t sm, double at_ns) {
   if (at_ns < 0) at_ns = to_ns(sc_core::sc_time_stamp() + offset_);
-  preemptions_.push_back({sm, preempt_started_[sm], at_ns, std::move(preempted_tbs_[sm]), resident_instructions_[sm]});
+  double utilization = -1;
+  if (processor_) {  // the executing register-time over the window, from two status reports
+    SmStatusReport end;
+    query_status(sm, end);
+    const SmStatusReport& start = window_start_[sm];
+    const double window = end.at_ns - start.at_ns;
+    if (window > 0 && end.registers)
+      utilization = (end.executing_register_ns - start.executing_register_ns) / (double(end.registers) * window);
+  }
+  preemptions_.push_back({sm, preempt_started_[sm], at_ns, std::move(preempted_tbs_[sm]), resident_instructions_[sm],
+                          utilization});
   resident_instructions_[sm] = 0;
   preempted_tbs_[sm].clear();
 }

@@ -78,6 +78,9 @@ struct PreemptionRecord {
   // Chimera, dual-kernel: instructions every TB resident at the request had executed (what
   // flushing the whole SM would lose: SPEC 4 normalizes throughput overhead to it).
   uint64_t resident_instructions = 0;
+  // Chimera, dual-kernel: the share of the SM's registers held by executing TBs (either kernel)
+  // from the request until the last planned TB left; -1 when it left at once.
+  double register_utilization = -1;
 };
 
 class BlockScheduler;
@@ -179,6 +182,7 @@ class BlockScheduler : public sc_core::sc_module {
   std::vector<std::vector<PreemptedTb>> preempted_tbs_;  // per SM: of the preemption in progress
   std::unique_ptr<PreemptionProcessor> processor_;       // chimera, dual_kernel
   std::vector<std::vector<PlannedTb>> planned_;          // per SM: planned TBs not yet left
+  std::vector<SmStatusReport> window_start_;             // per SM: the status at the plan
   std::vector<uint64_t> resident_instructions_;          // per SM: at the preemption in progress
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sm_kernels_;  // per SM: (launch, resident TBs)
   uint32_t peak_kernels_ = 0;

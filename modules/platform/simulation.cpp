@@ -372,7 +372,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["tbs_done"] = gpu.block_scheduler().tbs_done();
   // Preemption: per preemption, request to SM free; context traffic; SM idle time.
   json pre = json::array();
-  double lat_sum = 0, lat_max = 0;
+  double lat_sum = 0, lat_max = 0, util_sum = 0;
+  uint32_t util_n = 0;
   const bool per_tb = w.policy == "chimera" || w.policy == "dual_kernel";
   for (const auto& p : gpu.block_scheduler().preemptions()) {
     const double lat = p.done_ns - p.request_ns;
@@ -388,7 +389,11 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
       tbs.push_back(tb);
     }
     pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}, {"tbs", tbs}});
-    if (per_tb) pre.back()["resident_instructions"] = p.resident_instructions;
+    if (per_tb) {
+      pre.back()["resident_instructions"] = p.resident_instructions;
+      pre.back()["register_utilization"] = p.register_utilization >= 0 ? json(p.register_utilization) : json(nullptr);
+      if (p.register_utilization >= 0) util_sum += p.register_utilization, ++util_n;
+    }
     lat_sum += lat;
     lat_max = std::max(lat_max, lat);
   }
@@ -423,7 +428,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
                      {"preemption_list", pre}};
   if (per_tb)
     r["scheduling"]["per_tb"] = {{"latency_constraint_ns", w.latency_constraint_ns},
-                                 {"drain_estimate", w.oracle ? "oracle" : "predicted"}};
+                                 {"drain_estimate", w.oracle ? "oracle" : "predicted"},
+                                 {"register_utilization_mean", util_n ? json(util_sum / util_n) : json(nullptr)}};
   if (w.policy != "fcfs" && (w.preemption == "flush" || per_tb))  // the work flushed TBs lost, and their restarts
     r["scheduling"]["flush"] = {{"fallback", w.flush_fallback}, {"tbs_flushed", flushed}, {"tbs_restarted", restarted},
                                 {"wasted_instructions", flushed_instructions}, {"wasted_cycles", flushed_cycles}};

@@ -67,6 +67,7 @@ void Sm::switch_out(uint32_t slot, uint64_t handled_cycle) {
   WarpTb& t = warp_tbs_.at(slot);
   if (!t.launch || t.finished) throw SimError(name() + std::string(": block switch of an empty TB slot"));
   uint64_t drained = pipe_.cycle();
+  stopped_executing(t.alloc, t.run_start, clock_.cycles(double(drained)));
   std::vector<WarpPosition> warps = pipe_.evict_tb(slot, drained);
   const uint64_t before = stats_.bytes_saved;
   sc_time issue_at = std::max(clock_.cycles(double(drained)), ctx_port_free_) + clock_.cycles(p_.trap_cycles);

@@ -108,7 +108,7 @@ void Sm::start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& al
     run_start = restore_context(*launch, *saved_pointer, issue_at);
     run_start = std::max(run_start, move_replay_state(*launch, tb, resume, issue_at, false));
   }
-  warp_tbs_.at(alloc.slot) = {launch, tb, alloc, start, start, false};
+  warp_tbs_.at(alloc.slot) = {launch, tb, alloc, start, start, false, run_start};
   ++warp_tbs_live_;
   if (!pipe_.launch_tb(alloc.slot, launch, tb, clock_.to_cycles_ceil(run_start), saved_pointer ? &resume : nullptr))
     throw SimError(name() + std::string(": no free warp slots for an admitted TB"));
@@ -199,7 +199,7 @@ void Sm::report_warp_tbs(const sc_time& now) {
   for (WarpTb& t : warp_tbs_) {
     if (!t.launch || !t.finished || t.end > now) continue;
     res_.release(t.alloc);
-    done.push_back({{t.launch, t.tb, t.alloc, t.start, t.end, t.start}, progress_of(t.alloc.slot).executed,
+    done.push_back({{t.launch, t.tb, t.alloc, t.start, t.end, t.run_start}, progress_of(t.alloc.slot).executed,
                     carried_[t.alloc.slot].executed == 0});
     t = WarpTb{};
     --warp_tbs_live_;
@@ -403,6 +403,8 @@ void Sm::report_status(SmStatusReport& out, sc_time delay) {
   out.cycle = clock_.to_cycles_ceil(now);
   out.registers = p_.registers;
   out.shared_mem = res_.shared_mem_config();
+  out.executing_register_ns = executing_register_ns(now);
+  out.at_ns = to_ns(now);
   out.tbs.clear();
   for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
     const WarpTb& t = warp_tbs_[slot];
@@ -444,9 +446,11 @@ void Sm::execute_plan(sc_time delay, const PreemptPlan& plan, bool whole_sm) {
       done = std::max(done, clock_.cycles(double(flushed_at)));
       record_flush(t.launch, t.tb, t.alloc, e.executed_instructions,
                    now_cycle - std::min(now_cycle, clock_.to_cycles(t.start)));
+      stopped_executing(t.alloc, t.run_start, now);
       t = WarpTb{};
       --warp_tbs_live_;
     } else if (*how[slot] == TbTechnique::switch_out) {
+      stopped_executing(t.alloc, t.run_start, now);
       to_save.push_back({slot, pipe_.evict_tb(slot, drained)});
     } else {
       saving_.push_back({{t.launch, {t.tb, 0, 0}, TbTechnique::drain}, std::nullopt});
@@ -464,6 +468,7 @@ void Sm::execute_plan(sc_time delay, const PreemptPlan& plan, bool whole_sm) {
     uint64_t executed_cycles = 0;
     refresh_status(r, now, executed_cycles);
     const RunningTbStatusEntry& e = tb_status_.at(r.alloc.slot);
+    if (*t != TbTechnique::drain) stopped_executing(r.alloc, r.run_start, now);
     if (*t == TbTechnique::flush) {
       if (!e.flush) illegal(r.alloc.slot);
       record_flush(r.launch, r.tb, r.alloc, e.executed_instructions, executed_cycles);
@@ -510,7 +515,10 @@ void Sm::start_save(sc_time delay) {
   uint64_t drained = clock_.to_cycles_ceil(now);
   std::vector<std::pair<uint32_t, std::vector<WarpPosition>>> evicted;
   for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot)
-    if (warp_tbs_[slot].launch && !warp_tbs_[slot].finished) evicted.push_back({slot, pipe_.evict_tb(slot, drained)});
+    if (warp_tbs_[slot].launch && !warp_tbs_[slot].finished) {
+      stopped_executing(warp_tbs_[slot].alloc, warp_tbs_[slot].run_start, now);
+      evicted.push_back({slot, pipe_.evict_tb(slot, drained)});
+    }
   sc_time drain_end = clock_.cycles(double(drained));
   if (!resident_.empty()) drain_end = std::max(drain_end, now + clock_.cycles(p_.drain_cycles));
   // Freeze every TB still running; the ones ending by now finish normally.
@@ -525,6 +533,7 @@ void Sm::start_save(sc_time delay) {
       keep.push_back(r);
       continue;
     }
+    stopped_executing(r.alloc, r.run_start, now);
     done = std::max(done, save_resident(r, now, issue_at));
   }
   for (const auto& r : keep) resident_.push(r);
@@ -583,8 +592,24 @@ void Sm::finish_save() {
   send_ctrl(ctrl_out, 0, ext, delay);
 }
 
+void Sm::stopped_executing(const TbAllocation& a, const sc_time& from, const sc_time& to) {
+  if (to > from) stopped_register_ns_ += double(a.reg_size) * to_ns(to - from);
+}
+
+double Sm::executing_register_ns(const sc_time& t) const {
+  double sum = stopped_register_ns_;
+  auto add = [&](const TbAllocation& a, const sc_time& from, const sc_time& to) {
+    if (to > from) sum += double(a.reg_size) * to_ns(to - from);
+  };
+  for (const WarpTb& w : warp_tbs_)
+    if (w.launch) add(w.alloc, w.run_start, w.finished ? std::min(w.end, t) : t);
+  for (const Resident& r : resident_tbs()) add(r.alloc, r.run_start, std::min(r.end, t));
+  return sum;
+}
+
 void Sm::finish(const Resident& r, uint64_t instructions, bool whole) {
   ++stats_.tbs_done;
+  stopped_executing(r.alloc, r.run_start, r.end);
   if (timeline_ && timeline_->enabled())
     timeline_->span(Timeline::sm_pid(id_), r.alloc.slot,
                     fmt::format("{} tb{}", r.launch->kernel->name, r.tb), "tb",

@@ -52,6 +52,9 @@ struct SmStatusReport {
   uint64_t cycle = 0;
   uint32_t registers = 0, shared_mem = 0;  // register file; current shared-memory configuration
   std::vector<Tb> tbs;
+  // Registers x ns held by executing TBs since the start (SPEC 4's resource utilization during
+  // a preemption is its growth over the preemption's window), and the report's time.
+  double executing_register_ns = 0, at_ns = 0;
 };
 
 // A per-TB preemption: the TBs (by slot) to preempt and how; the SM's other TBs keep running.
@@ -149,6 +152,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
     TbAllocation alloc;
     sc_core::sc_time start, end;
     bool finished = false;  // the pipeline is done with it; reported at `end`
+    sc_core::sc_time run_start;  // after any restore
   };
   gpu_mem_ext request_ext(const MemAccess& a) const;  // the request's extension, from the access
   uint64_t access(const MemAccess& a) override;
@@ -248,6 +252,11 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   sc_core::sc_event wake_;
   SmStats stats_;
   sc_core::sc_time busy_since_;
+  // Register-time of executing TBs: a TB holds registers from its dispatch but executes from its
+  // run start (after any restore) until it finishes or is preempted. Stopped TBs' share:
+  double stopped_register_ns_ = 0;
+  void stopped_executing(const TbAllocation& a, const sc_core::sc_time& from, const sc_core::sc_time& to);
+  double executing_register_ns(const sc_core::sc_time& t) const;
   // A context save in progress: TBs already frozen, resources freed when it completes.
   // (A TB block switching had saved already holds no allocation.)
   std::vector<std::pair<SavedTbRecord, std::optional<TbAllocation>>> saving_;
