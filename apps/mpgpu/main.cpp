@@ -246,9 +246,9 @@ int cmd_run(const Args& a) {
   fmt::print("stats: {}\n", (std::filesystem::path(a.out) / "stats.json").string());
   if (!a.timeline.empty()) fmt::print("timeline: {} (open in https://ui.perfetto.dev)\n", a.timeline);
   if (stats["host"].contains("cosim"))
-    fmt::print("co-simulation: SMST {} matched the core on {} operations\n",
-               stats["host"]["cosim"]["smst"]["impl"].get<std::string>(),
-               stats["host"]["cosim"]["smst"]["operations_checked"].get<uint64_t>());
+    for (const auto& [table, c] : stats["host"]["cosim"].items())
+      fmt::print("co-simulation: {} {} matched the core on {} operations\n", table == "smst" ? "SMST" : "victim sets",
+                 c["impl"].get<std::string>(), c["operations_checked"].get<uint64_t>());
   if (!vcd_file.empty()) fmt::print("vcd: {} (open in GTKWave)\n", vcd_file);
   return 0;
 }

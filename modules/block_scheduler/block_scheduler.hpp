@@ -126,6 +126,7 @@ class BlockScheduler : public sc_core::sc_module {
   uint64_t tbs_issued() const { return tbs_issued_; }
   size_t kernels_waiting() const;
   const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
+  PreemptionProcessor* preemption_processor() { return processor_.get(); }  // chimera, dual_kernel
   // The scheduling framework of an unpartitioned run (null under fcfs or with partitions).
   SmDriver* driver() { return domains_.size() == 1 ? &domains_[0]->driver() : nullptr; }
   uint64_t policy_decisions() const;

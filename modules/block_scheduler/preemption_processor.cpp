@@ -90,6 +90,10 @@ PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStat
                                 k.shared_mem_per_tb),
            CandidateVictimSets(tables_), PreemptingAllocationStatus(tables_)};
   d.status.set_kernel(next.context, next.id % (1u << tables_.kernel_id_bits));
+  if (observer_)
+    d.sets.set_observer([this, sm](unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
+      observer_(sm, op, pos, slot, after);
+    });
   std::vector<CandidateVictimSets::Resident> resident;
   for (const auto& t : s.tbs)
     resident.push_back({t.alloc.slot, t.alloc.reg_offset, t.alloc.reg_size, t.alloc.shm_offset, t.alloc.shm_size});

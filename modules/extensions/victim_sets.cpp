@@ -8,32 +8,35 @@ bool overlaps(uint32_t a, uint32_t an, uint32_t b, uint32_t bn) { return an && b
 
 void CandidateVictimSets::build(const std::vector<AllocationPosition>& positions, const std::vector<Resident>& resident) {
   if (positions.size() > p_.positions) throw SimError("candidate victim sets: more positions than K");
-  for (size_t k = 0; k < sets_.size(); ++k) {
-    sets_[k].reset();
+  for (const auto& r : resident)
+    if (r.slot >= p_.tb_slots) throw SimError("candidate victim sets: TB slot beyond P");
+  for (uint32_t k = 0; k < sets_.size(); ++k) {
+    clear_row(k);
     if (k >= positions.size()) continue;
     const auto& pos = positions[k];
-    for (const auto& r : resident) {
-      if (r.slot >= p_.tb_slots) throw SimError("candidate victim sets: TB slot beyond P");
+    for (const auto& r : resident)
       if (overlaps(pos.reg_offset, pos.reg_size, r.reg_offset, r.reg_size) ||
           overlaps(pos.shm_offset, pos.shm_size, r.shm_offset, r.shm_size))
-        sets_[k].set(r.slot);
-    }
+        set(k, r.slot);
   }
 }
 
 void CandidateVictimSets::clear_tb(uint32_t slot) {
   if (slot >= p_.tb_slots) throw SimError("candidate victim sets: TB slot beyond P");
   for (auto& s : sets_) s.reset(slot);
+  updated(kClearTb, 0, slot);
 }
 
 void CandidateVictimSets::set(uint32_t k, uint32_t slot) {
   if (k >= p_.positions || slot >= p_.tb_slots) throw SimError("candidate victim sets: position or slot out of range");
   sets_[k].set(slot);
+  updated(kSet, k, slot);
 }
 
 void CandidateVictimSets::clear_row(uint32_t k) {
   if (k >= p_.positions) throw SimError("candidate victim sets: position out of range");
   sets_[k].reset();
+  updated(kClearRow, k, 0);
 }
 
 int CandidateVictimSets::free_position() const {

@@ -6,6 +6,7 @@
 #include <boost/dynamic_bitset.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "extensions/field.hpp"
@@ -29,10 +30,17 @@ struct AllocationPosition {
 
 class CandidateVictimSets {
  public:
+  // The table's operations (the pin view's and the Verilog twin's request codes).
+  enum Op : unsigned { kRead = 0, kSet = 1, kClearTb = 2, kClearRow = 3 };
+  // Called after every update with the operation and the table as it now is (a shadow replays
+  // it on the pin view or the Verilog twin).
+  using Observer = std::function<void(unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after)>;
+
   explicit CandidateVictimSets(const DualKernelParams& p) : p_(p), sets_(p.positions, boost::dynamic_bitset<>(p.tb_slots)) {}
   static FieldLayout layout(const DualKernelParams& p) { return {{"tb_slots", p.tb_slots}}; }
 
-  // Recompute position k's set: every resident TB whose register or shared-memory range overlaps.
+  // Recompute every position's set (a row clear, then a set per overlap): position k holds every
+  // resident TB whose register or shared-memory range overlaps it.
   struct Resident {
     uint32_t slot, reg_offset, reg_size, shm_offset, shm_size;
   };
@@ -45,8 +53,13 @@ class CandidateVictimSets {
   const boost::dynamic_bitset<>& candidate(uint32_t k) const { return sets_.at(k); }
   // Position whose remaining victims are all gone (free to allocate), or -1.
   int free_position() const;
+  void set_observer(Observer o) { observer_ = std::move(o); }
 
  private:
+  void updated(unsigned op, uint32_t pos, uint32_t slot) {
+    if (observer_) observer_(op, pos, slot, *this);
+  }
+  Observer observer_;
   DualKernelParams p_;
   std::vector<boost::dynamic_bitset<>> sets_;
 };

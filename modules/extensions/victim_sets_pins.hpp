@@ -9,7 +9,9 @@ namespace mpgpu {
 
 class VictimSetsPins : public sc_core::sc_module {
  public:
-  enum Op : unsigned { kRead = 0, kSet = 1, kClearTb = 2, kClearRow = 3 };
+  using Op = CandidateVictimSets::Op;
+  static constexpr Op kRead = CandidateVictimSets::kRead, kSet = CandidateVictimSets::kSet,
+                      kClearTb = CandidateVictimSets::kClearTb, kClearRow = CandidateVictimSets::kClearRow;
   static constexpr unsigned kLatencyCycles = 1;
 
   sc_core::sc_in<bool> clk, rst, req_valid;

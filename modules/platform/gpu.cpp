@@ -54,6 +54,18 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
         "smst_shadow", extension_params(cfg.sm, cfg.block_scheduler), cfg.extensions.smst_impl == "verilog" ? SmstShadow::Impl::verilog : SmstShadow::Impl::pins);
     smst_shadow_->attach(bs_->driver()->smst_for_observer());
   }
+  // Each SM's candidate victim sets shadowed by their pin view or Verilog twin (dual_kernel).
+  if (cfg.extensions.victim_sets_impl != "core" && w.policy == "dual_kernel")
+    if (PreemptionProcessor* proc = bs_->preemption_processor()) {
+      const auto impl = cfg.extensions.victim_sets_impl == "verilog" ? VictimSetsShadow::Impl::verilog
+                                                                     : VictimSetsShadow::Impl::pins;
+      for (uint32_t i = 0; i < cfg.sm.count; ++i)
+        victim_shadows_.push_back(
+            std::make_unique<VictimSetsShadow>(("victim_sets_shadow" + std::to_string(i)).c_str(), cfg.sm.dual_kernel, impl));
+      proc->observe_victim_sets([this](uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
+        victim_shadows_.at(sm)->observe(op, pos, slot, after);
+      });
+    }
   // Sub-partitions: consecutive slices share one memory controller.
   const uint32_t per_channel = cfg.l2.slices / cfg.dram.channels;
   for (uint32_t i = 0; i < cfg.l2.slices; ++i) {

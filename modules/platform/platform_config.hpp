@@ -28,6 +28,7 @@ struct ExtensionSizes {
   uint32_t replay_queue_entries = 0;   // 0: two per warp
   uint32_t dual_kernel_positions = 0;  // 0: T_max
   std::string smst_impl = "core";      // core | pins | verilog: what shadows the SM driver's SMST
+  std::string victim_sets_impl = "core";  // core | pins | verilog: what shadows each SM's victim sets
 };
 
 struct Mechanisms {

@@ -472,14 +472,16 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   };
   sc_core::sc_trace_file* vcd = nullptr;
   if (!req.vcd_path.empty()) {
-    if (!gpu.smst_shadow())
+    if (!gpu.smst_shadow() && gpu.victim_sets_shadows().empty())
       return fail("--vcd: no pin view in use (set extensions.smst.impl: pins or verilog "
-           "in the platform, with a policy of the scheduling framework)", true);
+           "in the platform, with a policy of the scheduling framework, or extensions.victim_sets.impl "
+           "with policy dual_kernel)", true);
     std::string base = req.vcd_path;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
     vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
     vcd->delta_cycles(true);  // the shadowed pins are clocked in delta cycles
-    gpu.smst_shadow()->trace(vcd);
+    if (gpu.smst_shadow()) gpu.smst_shadow()->trace(vcd);
+    for (const auto& v : gpu.victim_sets_shadows()) v->trace(vcd);
   }
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_seconds();
@@ -534,8 +536,17 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
   if (SmstShadow* s = gpu.smst_shadow()) {
     if (!s->first_mismatch().empty()) return fail(s->first_mismatch(), false);
-    r["cosim"] = {{"smst", {{"impl", s->impl() == SmstShadow::Impl::verilog ? "verilog" : "pins"},
-                            {"operations_checked", s->checked()}}}};
+    r["cosim"]["smst"] = {{"impl", s->impl() == SmstShadow::Impl::verilog ? "verilog" : "pins"},
+                          {"operations_checked", s->checked()}};
+  }
+  if (!gpu.victim_sets_shadows().empty()) {
+    uint64_t checked = 0;
+    for (const auto& v : gpu.victim_sets_shadows()) {
+      if (!v->first_mismatch().empty()) return fail(v->first_mismatch(), false);
+      checked += v->checked();
+    }
+    r["cosim"]["victim_sets"] = {{"impl", cfg.extensions.victim_sets_impl}, {"shadows", gpu.victim_sets_shadows().size()},
+                                 {"operations_checked", checked}};
   }
   timeline.commit();
   return r;
