@@ -8,7 +8,12 @@ vs published: deadline violation rate (the task ends later than arrival + constr
 own run time alone); throughput overhead normalized to flushing (the cost model's overhead of
 the chosen techniques over the instructions the preempted SMs' TBs had executed, which
 flushing them all would lose); the draining-estimate error (|estimated - actual| / actual over
-drained TBs); the techniques chosen. Resource utilization during preemption is not measured.
+drained TBs); resource utilization during preemption (the share of the SM's registers held by
+executing TBs of either kernel from the request until the last planned TB left, dual-kernel's
+over Chimera's); the techniques chosen; violations of the idempotent (Y) and the other (N)
+kernels apart. Two choices are not published (TB run time; where an N kernel's TBs execute
+their first global overwrite): the config's `sensitivity` variants rerun the sweep with other
+values and print their violation rates beside the configured ones.
 Writes PNGs and summary.json under the output directory and ends with one JSON line.
 Usage: python3 scripts/shieh_ch4.py [--quick] [--out DIR] [sweep options: --backend, --jobs N, ...]
 """
@@ -50,13 +55,17 @@ def tbs_per_sm(sm, regs, shm, threads):
     return n
 
 
-def workload(exp, name, row, mhz, n_sm, sm, policy=None, drain=None, constraint=None, arrival_us=None):
+def workload(exp, name, row, mhz, n_sm, sm, policy=None, drain=None, constraint=None, arrival_us=None,
+             tb_us=None, n_first_overwrite=0.0):
+    """One run's workload. An N kernel's TBs are idempotent for the first `n_first_overwrite` of
+    their run (0: never flushable, the configured reading of Table 4.2's N)."""
     regs, shm, threads, idem = row
-    cycles = exp["tb_us"] * mhz
+    cycles = (tb_us or exp["tb_us"]) * mhz
     task_cycles = exp["task_tb_us"] * mhz
+    idempotent = True if idem == "Y" else (n_first_overwrite if n_first_overwrite > 0 else False)
     w = {"name": name, "policy": policy or "fcfs", "kernels": {
         "victim": {"grid": n_sm * tbs_per_sm(sm, regs, shm, threads) * 3, "threads_per_tb": threads,
-                   "registers_per_tb": regs, "shared_mem_per_tb": shm, "idempotent": idem == "Y",
+                   "registers_per_tb": regs, "shared_mem_per_tb": shm, "idempotent": idempotent,
                    "instructions_per_tb": int(cycles / 4),
                    "tb_time": {"kind": "normal", "mean_cycles": cycles, "cv": exp["tb_cv"]}},
         "task": {"grid": exp["task_grid"], "threads_per_tb": 256, "registers_per_tb": 4096, "shared_mem_per_tb": 2048,
@@ -67,6 +76,46 @@ def workload(exp, name, row, mhz, n_sm, sm, policy=None, drain=None, constraint=
         w["latency_constraint_us"] = constraint
         w["drain_estimate"] = drain
     return w
+
+
+def variants(exp):
+    """(name, tb_us, fraction of an N kernel's TB before its first overwrite, kernels rerun): the
+    configured experiment first, then the sensitivity variants (an N-kernel variant reruns only
+    the N kernels: the Y kernels' runs are the same)."""
+    out = [("configured", exp["tb_us"], 0.0, None)]
+    sens = exp.get("sensitivity", {})
+    for f in sens.get("n_first_overwrite", []):
+        out.append((f"N kernels flushable for the first {f:g} of each TB", exp["tb_us"], f, "N"))
+    for t in sens.get("tb_us", []):
+        out.append((f"victim TBs of {t:g} us", t, 0.0, None))
+    return out
+
+
+def aggregate(res, items):
+    """Per (variant, mechanism, constraint): runs, violations (all, Y, N kernels), overhead and its
+    flush reference, drain-estimate errors, register utilizations, techniques."""
+    agg = {}
+    for key, (v, k, idem, label, c, deadline) in items:
+        s = res.stats(key)
+        a = agg.setdefault((v, label, c), {"runs": 0, "violations": 0, "group": {"Y": [0, 0], "N": [0, 0]},
+                                           "overhead": 0.0, "flush_ref": 0.0, "err": [], "util": [],
+                                           "tech": {"switch": 0, "drain": 0, "flush": 0}})
+        task = next(p for p in s["processes"] if p["name"] == "task")
+        late = task["T_MP"] > deadline
+        a["runs"] += 1
+        a["violations"] += late
+        a["group"][idem][0] += late
+        a["group"][idem][1] += 1
+        for p in s["scheduling"]["preemption_list"]:
+            a["flush_ref"] += p.get("resident_instructions", 0)
+            if p.get("register_utilization") is not None:
+                a["util"].append(p["register_utilization"])
+            for t in p["tbs"]:
+                a["tech"][t["technique"]] += 1
+                a["overhead"] += t.get("estimated_overhead", 0)
+                if t["technique"] == "drain" and t.get("estimated_latency_ns") is not None and t["latency_ns"] > 0:
+                    a["err"].append(abs(t["estimated_latency_ns"] - t["latency_ns"]) / t["latency_ns"])
+    return agg
 
 
 def main():
@@ -80,81 +129,112 @@ def main():
     mhz, n_sm, sm = platform_facts()
     points = 4 if args.quick else exp["points"]
     kernels = exp["kernels"]
-    # Stage 1: each victim alone (its run length places the preemption points) and the task alone.
-    iso = [sweep.Run(f"iso/{k}", PLATFORM, workload(exp, k, row, mhz, n_sm, sm), isolated="victim")
-           for k, row in kernels.items()]
+    vs = variants(exp)
+    tb_times = sorted({t for _, t, _, _ in vs})
+    # Stage 1: each victim alone at each TB time (its run length places the preemption points) and
+    # the task alone.
+    def iso_key(k, t):
+        return f"iso/{k}" if t == exp["tb_us"] else f"iso_tb{t:g}/{k}"
+    iso = [sweep.Run(iso_key(k, t), PLATFORM, workload(exp, k, row, mhz, n_sm, sm, tb_us=t), isolated="victim")
+           for t in tb_times for k, row in kernels.items()]
     first = next(iter(kernels))
     iso.append(sweep.Run("iso/task", PLATFORM, workload(exp, "task", kernels[first], mhz, n_sm, sm), isolated="task"))
     res = sweep.execute(iso, args.out, args, name="shieh_ch4 (alone)")
     def alone(key, name):
         return next(p["T_SP"] for p in res.stats(key)["processes"] if p["name"] == name)
     t_task = alone("iso/task", "task")
-    rng = random.Random(exp["seed"])
-    runs, meta = [], {}
-    for k, row in kernels.items():
-        t_victim = alone(f"iso/{k}", "victim")
-        for i in range(points):
-            arrival_us = rng.uniform(0, 1) * t_victim / 1e3
-            for label, policy, drain in MECHANISMS:
-                for c in exp["constraints_us"]:
-                    key = f"{k}/p{i}/{label}/c{c}"
-                    w = workload(exp, key.replace("/", "-"), row, mhz, n_sm, sm, policy, drain, c, arrival_us)
-                    runs.append(sweep.Run(key, PLATFORM, w, tsp={"victim": t_victim, "task": t_task}))
-                    meta[key] = (k, label, c)
+    runs, meta = [], []  # meta: (run key, what it is); a reused run appears once per variant
+    for v, (vname, tb_us, frac, only) in enumerate(vs):
+        rng = random.Random(exp["seed"])  # the same uniform points in every variant
+        prefix = "" if v == 0 else f"v{v}/"
+        for k, row in kernels.items():
+            t_victim = alone(iso_key(k, tb_us), "victim")
+            draws = [rng.uniform(0, 1) for _ in range(points)]
+            reuse = only is not None and row[3] != only  # a Y kernel in an N-kernel variant
+            for i, u in enumerate(draws):
+                arrival_us = u * t_victim / 1e3
+                for label, policy, drain in MECHANISMS:
+                    for c in exp["constraints_us"]:
+                        base = f"{k}/p{i}/{label}/c{c}"
+                        key = base if reuse else prefix + base
+                        if not reuse:
+                            w = workload(exp, key.replace("/", "-"), row, mhz, n_sm, sm, policy, drain, c, arrival_us,
+                                         tb_us=tb_us, n_first_overwrite=frac)
+                            runs.append(sweep.Run(key, PLATFORM, w, tsp={"victim": t_victim, "task": t_task}))
+                        meta.append((key, (v, k, row[3], label, c, c * 1e3 + t_task)))
     res = sweep.execute(runs, args.out, args, name="shieh_ch4")
+    agg = aggregate(res, meta)
 
-    agg = {}
-    for key, (k, label, c) in meta.items():
-        s = res.stats(key)
-        a = agg.setdefault((label, c), {"runs": 0, "violations": 0, "overhead": 0.0, "flush_ref": 0.0,
-                                        "err": [], "tech": {"switch": 0, "drain": 0, "flush": 0}})
-        a["runs"] += 1
-        task = next(p for p in s["processes"] if p["name"] == "task")
-        a["violations"] += task["T_MP"] > c * 1e3 + t_task
-        for p in s["scheduling"]["preemption_list"]:
-            a["flush_ref"] += p.get("resident_instructions", 0)
-            for t in p["tbs"]:
-                a["tech"][t["technique"]] += 1
-                a["overhead"] += t.get("estimated_overhead", 0)
-                if t["technique"] == "drain" and t.get("estimated_latency_ns") is not None and t["latency_ns"] > 0:
-                    a["err"].append(abs(t["estimated_latency_ns"] - t["latency_ns"]) / t["latency_ns"])
     pub = exp["published"]
     cs = exp["constraints_us"]
     summary = {}
+    def a0(label, c):
+        return agg[(0, label, c)]
     print(f"\nSPEC 4 on gtx480: {len(kernels)} kernels x {points} preemption points; task alone {t_task / 1e3:.2f} us; "
-          f"victim TBs {exp['tb_us']} us (cv {exp['tb_cv']}, not published)")
+          f"victim TBs {exp['tb_us']} us (cv {exp['tb_cv']}, not published); N kernels never flushed")
     print("\nDeadline violation rate (%), model vs published")
     print(f"{'constraint':>12}" + "".join(f"{label:>22}" for label, *_ in MECHANISMS))
     for c_i, c in enumerate(cs):
         row = f"{str(c) + ' us':>12}"
         for label, *_ in MECHANISMS:
-            a = agg[(label, c)]
+            a = a0(label, c)
             v = 100.0 * a["violations"] / a["runs"]
             p = pub["violation_pct"].get(label)
             row += f"{v:>12.2f} ({'-' if p is None else p[c_i]:>6})"
             summary.setdefault(label, {}).setdefault("violation_pct", []).append(round(v, 2))
         print(row)
+    print("  of which idempotent (Y) / other (N) kernels, % of their runs:")
+    for c in cs:
+        row = f"{str(c) + ' us':>12}"
+        for label, *_ in MECHANISMS:
+            g = a0(label, c)["group"]
+            y = 100.0 * g["Y"][0] / max(1, g["Y"][1])
+            n = 100.0 * g["N"][0] / max(1, g["N"][1])
+            row += f"{y:>12.1f} / {n:<7.1f}"
+            summary[label].setdefault("violation_pct_y_n", []).append([round(y, 1), round(n, 1)])
+        print(row)
     print("\nThroughput overhead normalized to flushing (%), model vs published")
     for c_i, c in enumerate(cs):
         row = f"{str(c) + ' us':>12}"
         for label, *_ in MECHANISMS:
-            a = agg[(label, c)]
+            a = a0(label, c)
             o = 100.0 * a["overhead"] / a["flush_ref"] if a["flush_ref"] else 0.0
             p = pub["overhead_vs_flush_pct"].get(label)
             row += f"{o:>12.1f} ({'-' if p is None else p[c_i]:>6})"
             summary[label].setdefault("overhead_vs_flush_pct", []).append(round(o, 1))
         print(row)
+    print("\nResource utilization during preemption (mean share of the SM's registers held by executing TBs)")
+    for label, *_ in MECHANISMS:
+        us = [u for c in cs for u in a0(label, c)["util"]]
+        summary[label]["register_utilization"] = round(sum(us) / len(us), 4) if us else None
+        print(f"  {label:<12} {summary[label]['register_utilization']} over {len(us)} preemptions that took time")
+    cu, du = summary["chimera"]["register_utilization"], summary["dual_kernel"]["register_utilization"]
+    ratio = du / cu if cu and du is not None else None
+    summary["utilization_dual_over_chimera"] = round(ratio, 2) if ratio is not None else None
+    print(f"  dual-kernel / Chimera: {'-' if ratio is None else f'{ratio:.2f}x'} (published 2.93x)")
     print("\nDraining-estimate error (mean |estimate - actual| / actual over drained TBs) and techniques")
     for label, *_ in MECHANISMS:
-        errs = [e for c in cs for e in agg[(label, c)]["err"]]
-        tech = {t: sum(agg[(label, c)]["tech"][t] for c in cs) for t in ("switch", "drain", "flush")}
+        errs = [e for c in cs for e in a0(label, c)["err"]]
+        tech = {t: sum(a0(label, c)["tech"][t] for c in cs) for t in ("switch", "drain", "flush")}
         mean = 100.0 * sum(errs) / len(errs) if errs else 0.0
         summary[label]["drain_estimate_error_pct"] = round(mean, 1)
         summary[label]["techniques"] = tech
         print(f"  {label:<12} error {mean:6.1f}% over {len(errs)} drained TBs; techniques {tech}")
     ce, de = summary["chimera"]["drain_estimate_error_pct"], summary["dual_kernel"]["drain_estimate_error_pct"]
     print(f"  dual-kernel's error vs Chimera's: {de - ce:+.1f} points (published: about 15.6% lower)")
-    print("  Resource utilization during preemption (published 2.93x Chimera's): not measured by this script.")
+    if len(vs) > 1:
+        print("\nSensitivity to the unpublished choices: violation rate (%) at " + "/".join(f"{c}" for c in cs) + " us")
+        sens = []
+        for v, (vname, *_rest) in enumerate(vs):
+            cells = []
+            for label, *_ in MECHANISMS:
+                vals = [100.0 * agg[(v, label, c)]["violations"] / agg[(v, label, c)]["runs"] for c in cs]
+                cells.append(f"{label} " + "/".join(f"{x:.0f}" for x in vals))
+                sens.append({"variant": vname, "mechanism": label, "violation_pct": [round(x, 2) for x in vals]})
+            print(f"  {vname:<44} " + "   ".join(cells))
+        print("  published: chimera " + "/".join(f"{x:g}" for x in pub["violation_pct"]["chimera"]) +
+              "   dual_kernel " + "/".join(f"{x:g}" for x in pub["violation_pct"]["dual_kernel"]))
+        summary["sensitivity"] = sens
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     try:
