@@ -139,6 +139,15 @@ TEST(Flush, NonIdempotentKernelWithoutFallbackIsRefusedWithItsLocation) {
                                       "{kind: fixed, mean_cycles: 1}}\nprocesses:\n  - {name: p, launches: [{kernel: k}]}\n");
   EXPECT_NE(f.find("w.yaml:3:17: flush_fallback: flush_fallback is for preemption: flush"), std::string::npos) << f;
   EXPECT_NE(resolve_error(workload("1.5", "draining")).find("idempotent"), std::string::npos);
+  // An unknown technique, as the mechanism or as the fallback: located, naming the bad value.
+  std::string bad = workload("1", "draining");
+  bad.replace(bad.find("preemption: flush"), 17, "preemption: flsh");
+  const std::string m = resolve_error(bad);
+  EXPECT_NE(m.find("w.yaml:2:13"), std::string::npos) << m;
+  EXPECT_NE(m.find("flsh"), std::string::npos) << m;
+  const std::string fb = resolve_error(workload("0.5", "switch"));
+  EXPECT_NE(fb.find("w.yaml:3:17"), std::string::npos) << fb;
+  EXPECT_NE(fb.find("switch"), std::string::npos) << fb;
 }
 
 // Warp level: the pipeline clears a TB's flush bit when it issues a global store. With the store

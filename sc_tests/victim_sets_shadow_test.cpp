@@ -32,10 +32,10 @@ processes:
   - {name: high, priority: 1, arrival_us: 30, launches: [{kernel: hi}]}
 )";
 
-json run(const TempDir& d, const std::string& impl) {
+json run(const TempDir& d, const std::string& impl, const std::string& extra = "") {
   const std::string out = (d.path / impl).string();
   auto r = run_mpgpu("run --platform " + source_path("platforms/gtx480.yaml") + " --workload " + d.write("w.yaml", kWorkload) +
-                     " --set extensions.victim_sets.impl=" + impl + " --out " + out);
+                     " --set extensions.victim_sets.impl=" + impl + " --out " + out + " " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(out + "/stats.json");
   return json::parse(in);
@@ -45,8 +45,13 @@ json run(const TempDir& d, const std::string& impl) {
 
 TEST(VictimSetsShadow, PinViewAndVerilogTwinRunsGiveTheCoreRunsStats) {
   TempDir d;
-  json core = run(d, "core"), pins = run(d, "pins"), verilog = run(d, "verilog");
+  const std::string vcd = (d.path / "vs.vcd").string();
+  json core = run(d, "core"), pins = run(d, "pins"), verilog = run(d, "verilog", "--vcd " + vcd);
   const auto& c = verilog["host"]["cosim"]["victim_sets"];
+  std::ifstream in(vcd);  // --vcd traces every SM's shadow pins
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("victim_sets_shadow14"), std::string::npos);
+  EXPECT_NE(text.find("resp_free"), std::string::npos);
   EXPECT_EQ(c["shadows"], 15);
   // Each preemption builds its SM's sets (8 row clears and the overlaps) and clears its victims.
   EXPECT_GE(c["operations_checked"].get<uint64_t>(), 8u * core["scheduling"]["preemptions"].get<uint64_t>());

@@ -203,7 +203,7 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   const bool capped = thread_cap_[part] < sm_.max_threads;
   if (capped && part_threads_[part][sm] + kd.threads_per_tb > thread_cap_[part]) return false;
   TbDispatch d{k, tb, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb},
-               shared_mem_config_for(sm_, kd.shared_mem_per_tb), restore};
+               shared_mem_config_for(sm_, kd.shared_mem_per_tb), restore, std::nullopt};
   uint32_t slot = 0;
   auto send = [&] {
     gpu_ctrl_ext ext;

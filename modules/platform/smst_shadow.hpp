@@ -1,58 +1,37 @@
 #pragma once
 // Puts the SMST's pin view or its Verilog twin into a full platform run: every update of the
-// SM driver's SMST core is replayed on the pins, clocked in delta cycles (simulated time does not
-// move, so the run's statistics stay those of the core), and the registered response is compared
-// with the core's entry and idle search. Any difference ends the run with an error.
+// SM driver's SMST core is replayed on the pins (TableShadow) and the registered response is
+// compared with the core's entry and idle search.
 #include <systemc>
 
-#include <deque>
 #include <memory>
-#include <string>
 
 #include "extensions/smst_pins.hpp"
+#include "platform/table_shadow.hpp"
 
 class Vsmst;
 
 namespace mpgpu {
 
-class SmstShadow : public sc_core::sc_module {
+class SmstShadow : public TableShadow {
  public:
-  enum class Impl { pins, verilog };
   SmstShadow(sc_core::sc_module_name name, const ExtensionParams& p, Impl impl);
   ~SmstShadow() override;
-  SC_HAS_PROCESS(SmstShadow);
 
   void attach(Smst& core);
   void trace(sc_core::sc_trace_file* tf) const;
-  uint64_t checked() const { return checked_; }
-  const std::string& first_mismatch() const { return first_mismatch_; }
-  Impl impl() const { return impl_; }
   // Parameters the verilated twin was built with (rtl/smst.v, CMake verilate()).
   static bool twin_fits(const ExtensionParams& p);
 
  private:
-  struct Expect {
-    unsigned op;
-    uint32_t sm, arg;
-    SmstEntry entry;
-    int idle;
-  };
-  void run();
-  void edge();
-
-  Impl impl_;
-  sc_core::sc_signal<bool> clk_, rst_, req_valid_;
-  sc_core::sc_signal<sc_dt::sc_uint<3>> req_op_;
-  sc_core::sc_signal<sc_dt::sc_uint<8>> req_sm_, req_arg_;
-  sc_core::sc_signal<bool> resp_valid_, resp_error_, resp_has_idle_;
-  sc_core::sc_signal<sc_dt::sc_uint<2>> resp_state_;
-  sc_core::sc_signal<sc_dt::sc_uint<8>> resp_running_, resp_next_, resp_tbs_, resp_idle_;
+  sc_core::sc_signal<sc_dt::sc_uint<3>> req_op_{"req_op"};
+  sc_core::sc_signal<sc_dt::sc_uint<8>> req_sm_{"req_sm"}, req_arg_{"req_arg"};
+  sc_core::sc_signal<bool> resp_valid_{"resp_valid"}, resp_error_{"resp_error"}, resp_has_idle_{"resp_has_idle"};
+  sc_core::sc_signal<sc_dt::sc_uint<2>> resp_state_{"resp_state"};
+  sc_core::sc_signal<sc_dt::sc_uint<8>> resp_running_{"resp_running"}, resp_next_{"resp_next"}, resp_tbs_{"resp_tbs"},
+      resp_idle_{"resp_idle"};
   std::unique_ptr<SmstPins> pins_;
   std::unique_ptr<Vsmst> rtl_;
-  std::deque<Expect> pending_;
-  sc_core::sc_event work_;
-  uint64_t checked_ = 0;
-  std::string first_mismatch_;
 };
 
 }  // namespace mpgpu

@@ -22,7 +22,7 @@ struct PipelineStats {
   uint64_t memory_requests = 0;     // coalesced lines sent or looked up
   uint64_t shared_conflict_passes = 0;
   uint64_t l1_hits = 0, l1_misses = 0, l1_merged = 0;
-  uint64_t tbs = 0, warps = 0;
+  uint64_t tbs = 0, warps = 0;     // launches: a restored or restarted TB counts again
   uint64_t icache_accesses = 0, icache_misses = 0;  // a warp moving to another code line; misses
   uint64_t l1_tlb_accesses = 0, l1_tlb_hits = 0, l1_tlb_misses = 0, l1_tlb_merged = 0;
   // Faults seen by the pipeline (SPEC 3). faulted_instructions: memory instructions whose
