@@ -103,10 +103,15 @@ class Ppq : public Policy {
 // Dynamic Spatial Sharing (SPEC 2): each kernel's token count is its SM budget minus the SMs it
 // owns; the kernel with the most tokens takes idle SMs, and takes SMs from the kernel with the
 // fewest while the two differ by more than one.
+// Spatial multitasking (SPEC 5's baseline) is the same partitioning under its own name: disjoint
+// SM sets per kernel, an even split (or the processes' shares) re-made when a kernel arrives or
+// leaves; the workload's preemption mechanism moves SMs (rtx2060 and gtx1080 offer draining:
+// a moved SM takes no new TBs and changes hands when its last one ends).
 class Dss : public Policy {
  public:
-  explicit Dss(std::vector<int32_t> process_budgets) : process_budgets_(std::move(process_budgets)) {}
-  std::string name() const override { return "dss"; }
+  Dss(std::vector<int32_t> process_budgets, std::string name)
+      : process_budgets_(std::move(process_budgets)), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
 
   void admitted(SmDriver& d, uint32_t) override { rebudget(d); }
   void retired(SmDriver& d, uint32_t k) override {
@@ -169,6 +174,7 @@ class Dss : public Policy {
   }
   std::vector<int32_t> process_budgets_;
   std::vector<int32_t> budget_;  // by KSRT index
+  std::string name_;
 };
 
 }  // namespace
@@ -178,7 +184,7 @@ std::unique_ptr<Policy> make_policy(const std::string& name, const std::vector<i
   if (name == "ppq_exclusive") return std::make_unique<Ppq>(true);
   if (name == "chimera" || name == "dual_kernel") return std::make_unique<Ppq>(true, name);
   if (name == "ppq_shared") return std::make_unique<Ppq>(false);
-  if (name == "dss") return std::make_unique<Dss>(dss_budgets);
+  if (name == "dss" || name == "spatial") return std::make_unique<Dss>(dss_budgets, name);
   throw SimError("no SM-driver policy '" + name + "'");
 }
 

@@ -83,7 +83,7 @@ void check_ksrt_fields(const PlatformConfig& cfg, const WorkloadDesc& w) {
     if (p.priority > max_prio)
       throw ConfigError(fmt::format("{}: priority {} of process '{}' does not fit the KSRT's {}-bit priority field "
                                     "(0..{}) of platform '{}'", at, p.priority, p.name, prio_bits, max_prio, cfg.name));
-    if (w.policy == "dss" && p.dss_tokens > max_tokens)
+    if ((w.policy == "dss" || w.policy == "spatial") && p.dss_tokens > max_tokens)
       throw ConfigError(fmt::format("{}: dss_tokens {} of process '{}' does not fit the KSRT's {}-bit signed token "
                                     "field (at most {} on platform '{}': {} SMs)",
                                     p.dss_tokens_source.empty() ? p.source : p.dss_tokens_source, p.dss_tokens, p.name,

@@ -334,7 +334,8 @@ class WorkloadReader {
 }  // namespace
 
 const std::vector<std::string>& implemented_policies() {
-  static const std::vector<std::string> v = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss", "chimera", "dual_kernel"};
+  static const std::vector<std::string> v = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss", "spatial", "chimera",
+                                             "dual_kernel"};
   return v;
 }
 
