@@ -242,13 +242,14 @@ def main():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+        colour = {label: f"C{i}" for i, (label, *_) in enumerate(MECHANISMS)}  # model and published alike
         for label, *_ in MECHANISMS:
-            ax[0].plot(cs, summary[label]["violation_pct"], marker="o", label=f"{label} (model)")
-            ax[1].plot(cs, summary[label]["overhead_vs_flush_pct"], marker="o", label=f"{label} (model)")
+            ax[0].plot(cs, summary[label]["violation_pct"], marker="o", color=colour[label], label=f"{label} (model)")
+            ax[1].plot(cs, summary[label]["overhead_vs_flush_pct"], marker="o", color=colour[label], label=f"{label} (model)")
         for label, ys in pub["violation_pct"].items():
-            ax[0].plot(cs, ys, ls="--", label=f"{label} (published)")
+            ax[0].plot(cs, ys, ls="--", color=colour[label], label=f"{label} (published)")
         for label, ys in pub["overhead_vs_flush_pct"].items():
-            ax[1].plot(cs, ys, ls="--", label=f"{label} (published)")
+            ax[1].plot(cs, ys, ls="--", color=colour[label], label=f"{label} (published)")
         ax[0].set(xlabel="latency constraint (us)", ylabel="deadline violations (%)")
         ax[1].set(xlabel="latency constraint (us)", ylabel="overhead vs flushing (%)")
         ax[0].legend(fontsize=7)
