@@ -32,6 +32,7 @@ runs=(
   "0|--platform platforms/gtx1080.yaml --trace sc_tests/data/fuzz/traces/vectoradd-100-32/kernelslist.g"
   "0|--platform platforms/gtx1080.yaml --workload configs/examples/every_key.yaml"
   "0|--platform platforms/gtx480.yaml --workload configs/examples/flush_preemption.yaml"
+  "0|--platform platforms/gtx480.yaml --workload configs/examples/dual_kernel_preemption.yaml --set extensions.victim_sets.impl=verilog"
   "0|--platform platforms/rtx2060.yaml --workload configs/default.yaml"
   "1|$starve"
   "1|--platform platforms/k20c.yaml --workload configs/parboil/parboil.yaml --max-host-seconds 1"
