@@ -85,17 +85,21 @@ TechniqueCost PreemptionCostModel::in_plan(const TbCosts& c, TbTechnique t, uint
   return x;
 }
 
+bool PreemptionCostModel::preferred(const TechniqueCost& a, const TechniqueCost& b, double max_latency) {
+  const bool am = a.latency <= max_latency, bm = b.latency <= max_latency;
+  if (am != bm) return am;
+  return am ? a.overhead < b.overhead : a.latency < b.latency;
+}
+
 TbTechnique PreemptionCostModel::choose(const TbCosts& c, double max_latency, uint32_t switches_ahead) {
   const TbTechnique all[] = {TbTechnique::flush, TbTechnique::drain, TbTechnique::switch_out};
-  std::optional<TbTechnique> best, fastest;
-  std::optional<TechniqueCost> best_cost, fastest_cost;
+  std::optional<TbTechnique> best;
+  TechniqueCost best_cost;
   for (TbTechnique t : all) {
     const TechniqueCost x = in_plan(c, t, switches_ahead);
-    if (!x.legal) continue;
-    if (x.latency <= max_latency && (!best || x.overhead < best_cost->overhead)) best = t, best_cost = x;
-    if (!fastest || x.latency < fastest_cost->latency) fastest = t, fastest_cost = x;
+    if (x.legal && (!best || preferred(x, best_cost, max_latency))) best = t, best_cost = x;
   }
-  return best ? *best : *fastest;  // switching is always legal
+  return *best;  // switching is always legal
 }
 
 }  // namespace mpgpu

@@ -63,6 +63,10 @@ class PreemptionCostModel {
   static std::optional<double> predicted_cpi(const KernelTbStats& k, const std::vector<RunningTbStatusEntry>& resident,
                                              uint64_t now);
 
+  // SPEC 4's order between two options (a technique, a candidate, a plan): one meeting
+  // `max_latency` beats one that does not; two that meet it, the lower overhead; two that do
+  // not, the lower latency. True when `a` is strictly better than `b`.
+  static bool preferred(const TechniqueCost& a, const TechniqueCost& b, double max_latency);
   // Chimera's per-TB choice: the least-overhead legal technique meeting `max_latency`, else the
   // least-latency legal one; a switch waits behind `switches_ahead` others of the same plan.
   static TbTechnique choose(const TbCosts& c, double max_latency, uint32_t switches_ahead = 0);

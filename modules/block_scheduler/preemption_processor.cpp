@@ -123,17 +123,12 @@ PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStat
     if (staying + tbs_in <= sm_.max_tbs && threads + threads_in <= sm_.max_threads) break;
     // The cheapest staying TB: least overhead meeting the constraint, else least latency.
     std::optional<std::pair<uint32_t, TbTechnique>> best;
-    std::optional<TechniqueCost> best_cost;
-    auto better = [&](const TechniqueCost& a, const TechniqueCost& b) {
-      const bool am = a.latency <= p_.max_latency_cycles, bm = b.latency <= p_.max_latency_cycles;
-      if (am != bm) return am;
-      return am ? a.overhead < b.overhead : a.latency < b.latency;
-    };
+    TechniqueCost best_cost;
     for (const auto& t : s.tbs) {
       if (victim[t.alloc.slot]) continue;
       const TbTechnique how = PreemptionCostModel::choose(costs[t.alloc.slot], p_.max_latency_cycles, switches);
       const TechniqueCost x = PreemptionCostModel::in_plan(costs[t.alloc.slot], how, switches);
-      if (!best || better(x, *best_cost)) best = {{t.alloc.slot, how}}, best_cost = x;
+      if (!best || PreemptionCostModel::preferred(x, best_cost, p_.max_latency_cycles)) best = {{t.alloc.slot, how}}, best_cost = x;
     }
     if (!best) break;
     take(best->first, best->second);

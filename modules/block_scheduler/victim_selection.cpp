@@ -22,28 +22,23 @@ VictimChoice select_victims(CandidateVictimSets& sets, const std::vector<TbCosts
     return queued;
   };
   while (out.positions.size() < needed) {
-    struct Candidate {
-      uint32_t k;
-      double latency = 0, overhead = 0;
-    };
-    std::optional<Candidate> best_meeting, fastest;
+    std::optional<uint32_t> pick;  // position
+    TechniqueCost pick_cost;       // its latency (the largest of its TBs') and overhead (their sum)
     for (uint32_t k = 0; k < sets.positions(); ++k) {
       if (taken[k]) continue;
-      Candidate c{k};
+      TechniqueCost c;
       walk(sets.candidate(k), [&](uint32_t, TbTechnique, const TechniqueCost& t) {
         c.latency = std::max(c.latency, t.latency);
         c.overhead += t.overhead;
       });
-      if (c.latency <= max_latency && (!best_meeting || c.overhead < best_meeting->overhead)) best_meeting = c;
-      if (!fastest || c.latency < fastest->latency) fastest = c;
+      if (!pick || PreemptionCostModel::preferred(c, pick_cost, max_latency)) pick = k, pick_cost = c;
     }
-    if (!fastest) break;  // every position is taken
-    const Candidate& pick = best_meeting ? *best_meeting : *fastest;
-    taken[pick.k] = true;
-    out.positions.push_back(pick.k);
-    out.latency = std::max(out.latency, pick.latency);
-    out.overhead += pick.overhead;
-    const auto victims = sets.candidate(pick.k);  // a copy: clearing changes the sets
+    if (!pick) break;  // every position is taken
+    taken[*pick] = true;
+    out.positions.push_back(*pick);
+    out.latency = std::max(out.latency, pick_cost.latency);
+    out.overhead += pick_cost.overhead;
+    const auto victims = sets.candidate(*pick);  // a copy: clearing changes the sets
     switches = walk(victims, [&](uint32_t slot, TbTechnique t, const TechniqueCost&) {
       out.victims.push_back({slot, t});
       sets.clear_tb(slot);

@@ -100,7 +100,7 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
     throw ConfigError(w.policy_source + ": policy '" + w.policy + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.policies)");
   const auto& mechs = cfg.mechanisms.preemption;
-  const bool per_tb = w.policy == "chimera" || w.policy == "dual_kernel";  // no whole-SM mechanism
+  const bool per_tb = per_tb_policy(w.policy);
   if (per_tb && w.oracle)
     for (const auto& k : w.kernels)
       if (warp_level(k))
@@ -374,7 +374,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   json pre = json::array();
   double lat_sum = 0, lat_max = 0, util_sum = 0;
   uint32_t util_n = 0;
-  const bool per_tb = w.policy == "chimera" || w.policy == "dual_kernel";
+  const bool per_tb = per_tb_policy(w.policy);
   for (const auto& p : gpu.block_scheduler().preemptions()) {
     const double lat = p.done_ns - p.request_ns;
     json tbs = json::array();

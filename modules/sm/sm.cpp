@@ -403,7 +403,8 @@ void Sm::report_status(SmStatusReport& out, sc_time delay) {
   out.cycle = clock_.to_cycles_ceil(now);
   out.registers = p_.registers;
   out.shared_mem = res_.shared_mem_config();
-  out.executing_register_ns = executing_register_ns(now);
+  const std::vector<Resident> resident = resident_tbs();
+  out.executing_register_ns = executing_register_ns(now, resident);
   out.at_ns = to_ns(now);
   out.tbs.clear();
   for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
@@ -412,7 +413,7 @@ void Sm::report_status(SmStatusReport& out, sc_time delay) {
     refresh_status(slot);
     out.tbs.push_back({t.launch, t.tb, t.alloc, tb_status_.at(slot), std::nullopt});
   }
-  for (const Resident& r : resident_tbs()) {
+  for (const Resident& r : resident) {
     if (r.end <= now) continue;
     uint64_t executed_cycles = 0;
     refresh_status(r, now, executed_cycles);
@@ -560,12 +561,14 @@ sc_time Sm::save_resident(const Resident& r, const sc_time& now, sc_time& issue_
 void Sm::report_preemption_at(sc_time done, bool with_parked) {
   // TBs block switching has switched out go to the block scheduler too: their contexts are (being)
   // written already.
-  for (const ParkedTb& p : with_parked ? parked_ : std::vector<ParkedTb>{}) {
-    saving_.push_back({{p.launch, {p.tb, p.pointer, 1}, TbTechnique::switch_out, 0, 0, context_bytes(*p.launch)},
-                       p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
-    done = std::max(done, p.saved);
+  if (with_parked) {
+    for (const ParkedTb& p : parked_) {
+      saving_.push_back({{p.launch, {p.tb, p.pointer, 1}, TbTechnique::switch_out, 0, 0, context_bytes(*p.launch)},
+                         p.holding ? std::optional<TbAllocation>(p.alloc) : std::nullopt});
+      done = std::max(done, p.saved);
+    }
+    parked_.clear();
   }
-  if (with_parked) parked_.clear();
   save_done_ = save_pending_ ? std::max(save_done_, done) : done;  // one report for both
   save_pending_ = true;
   wake_.notify(sc_core::SC_ZERO_TIME);
@@ -596,14 +599,14 @@ void Sm::stopped_executing(const TbAllocation& a, const sc_time& from, const sc_
   if (to > from) stopped_register_ns_ += double(a.reg_size) * to_ns(to - from);
 }
 
-double Sm::executing_register_ns(const sc_time& t) const {
+double Sm::executing_register_ns(const sc_time& t, const std::vector<Resident>& resident) const {
   double sum = stopped_register_ns_;
   auto add = [&](const TbAllocation& a, const sc_time& from, const sc_time& to) {
     if (to > from) sum += double(a.reg_size) * to_ns(to - from);
   };
   for (const WarpTb& w : warp_tbs_)
     if (w.launch) add(w.alloc, w.run_start, w.finished ? std::min(w.end, t) : t);
-  for (const Resident& r : resident_tbs()) add(r.alloc, r.run_start, std::min(r.end, t));
+  for (const Resident& r : resident) add(r.alloc, r.run_start, std::min(r.end, t));
   return sum;
 }
 

@@ -256,7 +256,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // run start (after any restore) until it finishes or is preempted. Stopped TBs' share:
   double stopped_register_ns_ = 0;
   void stopped_executing(const TbAllocation& a, const sc_core::sc_time& from, const sc_core::sc_time& to);
-  double executing_register_ns(const sc_core::sc_time& t) const;
+  // Up to `t`; `resident`: resident_tbs(), which the caller has already.
+  double executing_register_ns(const sc_core::sc_time& t, const std::vector<Resident>& resident) const;
   // A context save in progress: TBs already frozen, resources freed when it completes.
   // (A TB block switching had saved already holds no allocation.)
   std::vector<std::pair<SavedTbRecord, std::optional<TbAllocation>>> saving_;

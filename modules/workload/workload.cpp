@@ -426,8 +426,7 @@ WorkloadDesc load_workload(const std::string& file,
   w.flush_fallback = fb ? fb->as_enum({"none", "draining", "context_switch"}) : "none";
   w.flush_fallback_source = fb ? fb->where() + ": flush_fallback" : file + ": flush_fallback (default none)";
   if (fb && w.preemption != "flush") fb->fail("flush_fallback is for preemption: flush");
-  // Chimera and dual-kernel choose a technique per TB: the whole-SM mechanism does not apply.
-  const bool per_tb = w.policy == "chimera" || w.policy == "dual_kernel";
+  const bool per_tb = per_tb_policy(w.policy);
   if (per_tb && pre) pre->fail("policy " + w.policy + " picks switch, drain or flush per TB; preemption does not apply");
   if (auto lc = root.opt("latency_constraint_us")) {
     if (!per_tb) lc->fail("latency_constraint_us is for policy chimera or dual_kernel");

@@ -87,5 +87,7 @@ WorkloadDesc load_workload(const std::string& file,
 
 // The policies this version implements (others are named by SPEC but rejected with a message).
 const std::vector<std::string>& implemented_policies();
+// Chimera and dual-kernel (SPEC 4) choose switch, drain or flush per TB: no whole-SM mechanism.
+inline bool per_tb_policy(const std::string& policy) { return policy == "chimera" || policy == "dual_kernel"; }
 
 }  // namespace mpgpu
