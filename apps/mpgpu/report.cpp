@@ -47,6 +47,14 @@ void print_kernel_table(const json& r) {
 }
 
 void print_summary(const json& s, size_t kernels) {
+  if (s.value("status", "") == "stopped_at") {  // a measuring window: no run completed to compare
+    const double cycles = s["sim"]["cycles"].get<double>();
+    fmt::print("stopped at {:.0f} core cycles ({:.1f} us) as the workload asks (stop_at): {} warp instructions, IPC "
+               "{:.3f}; {} TBs done; no NTT/STP (no run completed)\n",
+               cycles, s["sim"]["time_ns"].get<double>() / 1e3, s["warp_instructions"].get<uint64_t>(),
+               cycles > 0 ? s["warp_instructions"].get<double>() / cycles : 0.0, s["tbs_done"].get<uint64_t>());
+    return;
+  }
   fmt::print("{:<24} {:>5} {:>14} {:>14} {:>8}\n", "process", "runs", "T_SP (us)", "T_MP (us)", "NTT");
   for (const auto& p : s["processes"]) {
     const bool has = !p["T_MP"].is_null();

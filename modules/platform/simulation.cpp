@@ -95,6 +95,7 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
   resolve_partitions(cfg, w);  // first: its policy message is more specific than the mechanism check
   const double mhz = cfg.clocks.core;
   auto cycles = [&](double ns) { return ns * mhz / 1e3; };
+  if (w.stop_at_cycles > 0) w.stop_at_ns = w.stop_at_cycles * 1e3 / mhz;
   const auto& offered = cfg.mechanisms.policies;
   if (std::find(offered.begin(), offered.end(), w.policy) == offered.end())
     throw ConfigError(w.policy_source + ": policy '" + w.policy + "' is not among the mechanisms of platform '" +
@@ -489,8 +490,12 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   // ask for is far below 2^60 ps (TB times <= 1000 s, copies <= 1 TiB), so stopping at 2^62 ps
   // leaves no event past 2^64.
   const sc_core::sc_time time_limit(double(kSimTimeLimitPs), sc_core::SC_PS);
-  const sc_core::sc_time stop_at =
+  sc_core::sc_time stop_at =
       w.max_sim_time_ns > 0 ? std::min(time_limit, sc_core::sc_time(w.max_sim_time_ns, sc_core::SC_NS)) : time_limit;
+  // A measuring window: the run ends at its end, finished or not (sc_start stops before events
+  // at exactly that time, so the window is [0, stop_at)).
+  const bool windowed = w.stop_at_ns > 0 && sc_core::sc_time(w.stop_at_ns, sc_core::SC_NS) < stop_at;
+  if (windowed) stop_at = sc_core::sc_time(w.stop_at_ns, sc_core::SC_NS);
   sc_core::sc_start(stop_at, sc_core::SC_EXIT_ON_STARVATION);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = thread_cpu_seconds() - cpu0;
@@ -512,6 +517,14 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     if (p.runs.size() < w.processes[p.index].repeat) unfinished += " " + w.processes[p.index].name;
   // Events still pending: sc_start stopped at its end time (it returns at the last event before it).
   const bool stopped = !finished && sc_core::sc_pending_activity();
+  if (stopped && windowed) {
+    json r = collect(gpu, cfg, w);
+    r["status"] = "stopped_at";  // statistics over the window; kernels still running are not completed
+    r["host_sim_seconds"] = wall;
+    r["host_sim_cpu_seconds"] = cpu;
+    timeline.commit();
+    return r;
+  }
   if (stopped && stop_at < time_limit)
     return fail(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
                      "livelock under policy '{}'?)",
@@ -570,7 +583,8 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
   // Replaying "until all done" ends with the first run when there is one process: also lone.
   const bool lone = opt.isolated_process ||
                     (w.processes.size() == 1 && w.processes[0].repeat == 1 && w.processes[0].arrival_ns == 0);
-  for (uint32_t i = 0; i < w.processes.size() && opt.t_sp.empty() && !lone; ++i) {
+  // A windowed run completes no process run to compare with: no isolated runs, no NTT/STP.
+  for (uint32_t i = 0; i < w.processes.size() && opt.t_sp.empty() && !lone && w.stop_at_ns <= 0; ++i) {
     SimRequest iso;
     iso.processes = {i};
     iso.isolated = true;
@@ -590,7 +604,7 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
   out.kernels = res[main_run].value("_kernel_records", size_t{0});
   res[main_run].erase("_kernel_records");
   json& stats = out.doc = std::move(res[main_run]);
-  const bool aborted = stats.value("status", "") == "aborted";
+  const bool aborted = stats.value("status", "") == "aborted" || stats.value("status", "") == "stopped_at";
   std::vector<ProgramTimes> times;
   for (uint32_t i = 0; i < mp.processes.size() && !aborted; ++i) {
     json& p = stats["processes"][i];

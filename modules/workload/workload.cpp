@@ -295,6 +295,8 @@ class WorkloadReader {
     root.opt("latency_constraint_us");
     root.opt("drain_estimate");
     root.opt("max_sim_time_us");
+    root.opt("stop_at_us");
+    root.opt("stop_at_cycles");
     if (root.has("import")) root.req("import").fail("imports do not nest");
     read_kernels(root.req("kernels"));
     std::map<std::string, ProcessDesc> procs;
@@ -417,6 +419,8 @@ WorkloadDesc load_workload(const std::string& file,
   if (!implemented)
     pol->fail("policy '" + w.policy + "' is specified by SPEC but not implemented in this version");
   w.max_sim_time_ns = root.opt_num("max_sim_time_us", 0, 0, 1e12) * 1e3;
+  if (read_time(root, "stop_at", w.stop_at_ns, w.stop_at_cycles, false) && w.stop_at_ns + w.stop_at_cycles <= 0)
+    root.req(root.has("stop_at_us") ? "stop_at_us" : "stop_at_cycles").fail("the run must last more than 0");
   auto pre = root.opt("preemption");
   w.preemption = pre ? pre->as_enum({"context_switch", "draining", "flush"}) : "context_switch";
   w.preemption_source = pre ? pre->where() + ": preemption" : file + ": preemption (default)";

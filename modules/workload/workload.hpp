@@ -72,6 +72,9 @@ struct WorkloadDesc {
   // over completed runs only.
   bool replay_until_all_done = false;
   double max_sim_time_ns = 0;  // 0: none; otherwise a run still busy then fails (starvation, livelock)
+  // stop_at_us / stop_at_cycles: the run ends then, finished or not (a measuring window: SPEC 5
+  // reads IPC over a fixed window); 0: when the workload is done. Exactly one of the two is set.
+  double stop_at_ns = 0, stop_at_cycles = 0;
   std::deque<KernelDesc> kernels;  // deque: stable addresses
   std::vector<ProcessDesc> processes;
   std::vector<PartitionDesc> partitions;
