@@ -186,11 +186,6 @@ TEST(WorkloadValidation, MissingTbTime) {
                         R"(w\.yaml:4:5: kernels\.k: missing required key 'tb_time')");
 }
 
-TEST(WorkloadValidation, UnimplementedPolicyIsRejected) {
-  expect_workload_error(replace(kWorkload, "name: w\n", "name: w\npolicy: mias\n"),
-                        R"(w\.yaml:2:9: policy: policy 'mias' is specified by SPEC but not implemented)");
-}
-
 TEST(WorkloadValidation, UnknownPolicyListsChoices) {
   expect_workload_error(replace(kWorkload, "name: w\n", "name: w\npolicy: fastest\n"),
                         R"(policy: unknown value "fastest": expected one of fcfs, npq)");

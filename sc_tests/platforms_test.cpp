@@ -50,7 +50,7 @@ TEST_P(PlatformRun, DefaultWorkloadEndToEnd) {
   auto rep = run_mpgpu("report --platform " + platform + " --format json");
   ASSERT_EQ(rep.exit_code, 0) << rep.output;
   json ext = json::parse(rep.output)["extensions"];
-  EXPECT_EQ(ext.size(), 12u);
+  EXPECT_EQ(ext.size(), 14u);
   for (const auto& x : ext) {
     EXPECT_GT(x["bytes_total"].get<double>(), 0.0) << x["name"];
     EXPECT_GT(x["bits_per_entry"].get<int>(), 0) << x["name"];

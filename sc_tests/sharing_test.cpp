@@ -1,9 +1,13 @@
 // SPEC 5's intra-SM sharing decisions on hand-sized SMs and hand-computed counters: MIAS's
-// configuration tree, its four decision models, and Warped-Slicer's water-filling.
+// configuration tree, its four decision models, Warped-Slicer's water-filling, and the controller
+// that profiles in rounds and decides.
 #include <gtest/gtest.h>
 
 #include "block_scheduler/mias_models.hpp"
 #include "block_scheduler/sharing_configs.hpp"
+#include "block_scheduler/sharing_controller.hpp"
+#include "common/error.hpp"
+#include "sm/occupancy_integral.hpp"
 #include "block_scheduler/water_filling.hpp"
 
 using namespace mpgpu;
@@ -81,4 +85,88 @@ TEST(WaterFilling, FallsBackToSpatialWhenSharingDoesNotPay) {
   EXPECT_TRUE(d.spatial);
   const auto big = water_fill(cap, {{1024, 40000, 0}, {1024, 40000, 0}}, {{1.0}, {1.0}});
   EXPECT_TRUE(big.spatial);
+}
+
+// The TB-mix controller (SPEC 5) on hand-made counters. An SM of 4 TB slots and 1024 threads;
+// both kernels' TBs are 256 threads, so the complete two-kernel mixes are 1+3, 2+2, 3+1.
+namespace {
+SmCapacity four_slots() { return {4, 1024, 65536, 65536}; }
+std::vector<SharingKernel> two_kernels() { return {{10, {256, 4096, 0}}, {11, {256, 4096, 0}}}; }
+SmCounterReading at(uint64_t cycle, uint64_t instructions) { return {cycle, instructions, 0, 0, 0}; }
+}  // namespace
+
+// Three mixes on two SMs: two rounds (1+3 and 2+2 side by side, then 3+1 on both SMs); under the
+// IPC model 2+2 (IPC 1.5) beats 1+3 (1.0) and 3+1 (mean of 1.2 and 1.4), and goes to every SM.
+TEST(SharingController, MiasProfilesInRoundsAndBroadcastsTheBest) {
+  SharingParams p;
+  p.scheme = SharingScheme::mias;
+  p.model = MiasModel::ipc;
+  p.hw.window_cycles = 1000;
+  SharingController c(p, four_slots(), 2);
+  ASSERT_TRUE(c.restart(two_kernels(), 0));
+  EXPECT_EQ(c.phases().back().rounds, 2u);
+  EXPECT_EQ(c.phases().back().mixes, (std::vector<TbMix>{{1, 3}, {2, 2}}));
+  EXPECT_EQ(c.sm_register(1), (std::vector<std::pair<uint32_t, uint32_t>>{{10, 2}, {11, 2}}));
+  ASSERT_TRUE(c.window_done({at(0, 0), at(0, 0)}, {at(1000, 1000), at(1000, 1500)}, 1000));
+  EXPECT_EQ(c.phases().back().mixes, (std::vector<TbMix>{{3, 1}}));
+  EXPECT_EQ(c.phases().back().sm_mix, (std::vector<uint32_t>{0, 0}));
+  ASSERT_FALSE(c.window_done({at(1000, 1500), at(1000, 1500)}, {at(2000, 2700), at(2000, 2900)}, 2000));
+  ASSERT_EQ(c.decisions().size(), 1u);
+  const SharingDecision& d = c.decisions()[0];
+  EXPECT_EQ(d.mix, (TbMix{2, 2}));
+  ASSERT_EQ(d.candidate_scores.size(), 3u);
+  EXPECT_DOUBLE_EQ(d.candidate_scores[0], 1.0);
+  EXPECT_DOUBLE_EQ(d.candidate_scores[1], 1.5);
+  EXPECT_NEAR(d.candidate_scores[2], 1.3, 1e-12);
+  EXPECT_EQ(c.phases().back().kind, SharingPhase::Kind::share);
+  for (uint32_t sm = 0; sm < 2; ++sm)
+    EXPECT_EQ(c.sm_register(sm), (std::vector<std::pair<uint32_t, uint32_t>>{{10, 2}, {11, 2}}));
+}
+
+// Warped-Slicer on 8 SMs profiles each kernel alone at 1..4 TBs in one round. Both scale
+// linearly (IPC n): water-filling reaches 2+2 with predicted 0.5 + 0.5 = 1, which does not beat
+// an SM given whole to one kernel, so the SMs split spatially: 0-3 run a alone at 4, 4-7 b.
+TEST(SharingController, WarpedSlicerFallsBackToSpatial) {
+  SharingParams p;
+  p.scheme = SharingScheme::warped_slicer;
+  p.hw.window_cycles = 1000;
+  SharingController c(p, four_slots(), 8);
+  ASSERT_TRUE(c.restart(two_kernels(), 0));
+  EXPECT_EQ(c.phases().back().mixes,
+            (std::vector<TbMix>{{1, 0}, {2, 0}, {3, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}}));
+  std::vector<SmCounterReading> start(8, at(0, 0)), end;
+  for (uint64_t sm = 0; sm < 8; ++sm) end.push_back(at(1000, 1000 * (sm % 4 + 1)));
+  ASSERT_FALSE(c.window_done(start, end, 1000));
+  const SharingDecision& d = c.decisions().at(0);
+  EXPECT_EQ(d.ipc_by_tbs, (std::vector<std::vector<double>>{{1, 2, 3, 4}, {1, 2, 3, 4}}));
+  EXPECT_TRUE(d.spatial);
+  EXPECT_EQ(d.predicted, (std::vector<double>{0.5, 0.5}));
+  for (uint32_t sm = 0; sm < 8; ++sm)
+    EXPECT_EQ(c.sm_register(sm), (std::vector<std::pair<uint32_t, uint32_t>>{{10, sm < 4 ? 4u : 0u}, {11, sm < 4 ? 0u : 4u}}));
+}
+
+// The counters are the report's: a window longer than the cycle counter holds is an error, not
+// a silently wider counter. One kernel alone: no limits.
+TEST(SharingController, WindowCountersHaveTheReportedWidths) {
+  SharingParams p;
+  p.hw.window_cycles = 1000;  // cycles: bits_for(1001) = 10 bits, at most 1023
+  SharingController c(p, four_slots(), 2);
+  ASSERT_TRUE(c.restart(two_kernels(), 0));
+  EXPECT_THROW(c.window_done({at(0, 0), at(0, 0)}, {at(1024, 10), at(1000, 10)}, 1024), SimError);
+  EXPECT_FALSE(c.restart({two_kernels()[0]}, 2000));
+  EXPECT_EQ(c.phases().back().kind, SharingPhase::Kind::alone);
+  EXPECT_TRUE(c.sm_register(0).empty());
+}
+
+// MIAS's A counter integrates the MSHRs in use over time: misses [0, 10) and [5, 15).
+TEST(OccupancyIntegral, SumsOpenIntervalsCycleByCycle) {
+  OccupancyIntegral o;
+  o.add(0, 10);
+  o.add(5, 15);
+  EXPECT_EQ(o.integral_to(5), 5u);
+  EXPECT_EQ(o.integral_to(10), 15u);  // two open from 5 to 10
+  EXPECT_EQ(o.open(), 1u);
+  EXPECT_EQ(o.integral_to(20), 20u);
+  o.add(18, 22);  // before the last read: counts from 20
+  EXPECT_EQ(o.integral_to(30), 22u);
 }

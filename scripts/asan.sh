@@ -34,6 +34,7 @@ runs=(
   "0|--platform platforms/gtx480.yaml --workload configs/examples/flush_preemption.yaml"
   "0|--platform platforms/gtx480.yaml --workload configs/examples/dual_kernel_preemption.yaml --set extensions.victim_sets.impl=verilog"
   "0|--platform platforms/rtx2060.yaml --workload configs/default.yaml"
+  "0|--platform platforms/rtx2060.yaml --workload configs/examples/mias_sharing.yaml --set workload.sharing.model=factor"
   "1|$starve"
   "1|--platform platforms/k20c.yaml --workload configs/parboil/parboil.yaml --max-host-seconds 1"
 )

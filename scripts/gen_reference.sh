@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bin=${MPGPU:-build/mpgpu}
 workloads=(configs/default.yaml configs/parboil/parboil.yaml configs/warp/compute_bound.yaml
            configs/warp/memory_bound.yaml configs/examples/every_key.yaml configs/examples/flush_preemption.yaml
-           configs/examples/dual_kernel_preemption.yaml)
+           configs/examples/dual_kernel_preemption.yaml configs/examples/mias_sharing.yaml)
 # Optional platform sections no bundled platform sets, so that their keys are read too.
 sets=(--set sm.preemption.drain_cycles=100 --set extensions.smst.impl=core --set extensions.victim_sets.impl=core)
 run() { "$bin" schema --platform platforms/*.yaml "${sets[@]}" --workload "${workloads[@]}" --notes docs/key-notes.yaml "$@"; }

@@ -44,7 +44,13 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   left_over_.emplace_back(rest);
   thread_cap_.push_back(sm.max_threads);
   part_threads_.assign(left_over_.size(), std::vector<uint32_t>(sm.count, 0));
-  if (setup.policy != "fcfs") make_domains(rest);
+  if (sharing_policy(setup.policy)) {  // Left-Over's issue order, two kernels side by side, TB-mix limits
+    if (!setup.partitions.empty()) throw SimError("policy " + setup.policy + " runs without partitions");
+    sharing_ = std::make_unique<SharingController>(setup.sharing, sm_capacity(sm), sm.count);
+    left_over_.back().set_side_by_side(setup.sharing.hw.kernels);
+  } else if (setup.policy != "fcfs") {
+    make_domains(rest);
+  }
   if (setup.mechanism == Mechanism::chimera || setup.mechanism == Mechanism::dual_kernel)
     processor_ = std::make_unique<PreemptionProcessor>(
         sm, PreemptionProcessorParams{setup.dram_bytes_per_cycle, clock.ns_to_cycles(setup.latency_constraint_ns), setup.oracle});
@@ -358,6 +364,56 @@ void BlockScheduler::decision_made(uint32_t domain_sms) {
   offset_ += clock_.cycles(double(domain_sms) * p_.search_cycles_per_entry);
 }
 
+std::vector<SmCounterReading> BlockScheduler::read_counters() {
+  std::vector<SmCounterReading> out;
+  SmStatusReport s;
+  for (uint32_t sm = 0; sm < sm_.count; ++sm) {
+    query_status(sm, s);
+    out.push_back({s.cycle, s.counters.instructions, s.counters.l1_misses, s.counters.mem_stall_cycles,
+                   s.counters.outstanding});
+  }
+  return out;
+}
+
+void BlockScheduler::broadcast_tb_mix() {
+  TbMixRegister reg;
+  for (uint32_t sm = 0; sm < sm_.count; ++sm) {
+    reg.clear();
+    for (const auto& [launch, n] : sharing_->sm_register(sm)) reg.push_back({launch, n});
+    command_sm(sm, CtrlCommand::set_tb_mix, &reg);
+    refused_[sm] = kNone;  // a refusal under the old limits says nothing now
+    offset_ += clock_.cycles(1);  // one SM's register per cycle
+  }
+  dirty_ = true;
+}
+
+void BlockScheduler::update_sharing() {
+  const std::vector<uint32_t> ids = left_over_.back().front();
+  if (ids == sharing_set_) return;
+  sharing_set_ = ids;
+  std::vector<SharingKernel> ks;
+  for (uint32_t id : ids) {
+    const KernelDesc& kd = *active_.at(id)->kernel;
+    ks.push_back({id, tb_footprint(sm_, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb})});
+  }
+  const bool window = sharing_->restart(ks, to_ns(sc_core::sc_time_stamp() + offset_));
+  broadcast_tb_mix();
+  if (window) {
+    window_counters_ = read_counters();
+    window_end_ = sc_core::sc_time_stamp() + offset_ + clock_.cycles(double(setup_.sharing.hw.window_cycles));
+  }
+}
+
+void BlockScheduler::end_profiling_window() {
+  std::vector<SmCounterReading> now = read_counters();
+  const bool window = sharing_->window_done(window_counters_, now, to_ns(sc_core::sc_time_stamp() + offset_));
+  broadcast_tb_mix();
+  if (window) {
+    window_counters_ = read_counters();
+    window_end_ = sc_core::sc_time_stamp() + offset_ + clock_.cycles(double(setup_.sharing.hw.window_cycles));
+  }
+}
+
 void BlockScheduler::run() {
   for (;;) {
     const sc_time now = sc_core::sc_time_stamp();
@@ -386,6 +442,10 @@ void BlockScheduler::run() {
     }
     dirty_ = false;
     offset_ = SC_ZERO_TIME;
+    if (sharing_) {
+      if (sharing_->profiling() && now >= window_end_) end_profiling_window();
+      update_sharing();
+    }
     if (!domains_.empty()) {
       for (auto& d : domains_)
         if (d) d->driver().step(*d);
@@ -400,9 +460,14 @@ void BlockScheduler::run() {
       wait(offset_);
       continue;
     }
+    // A kernel that issued its last TB leaves the side-by-side set: the controller starts over.
+    if (sharing_ && left_over_.back().front() != sharing_set_) continue;
     if (dirty_) continue;
-    if (!arrivals_.empty())
-      wait(arrivals_.begin()->first - now, wake_);
+    sc_time next = sc_core::sc_max_time();
+    if (!arrivals_.empty()) next = arrivals_.begin()->first;
+    if (sharing_ && sharing_->profiling()) next = std::min(next, window_end_);
+    if (next < sc_core::sc_max_time())
+      wait(next - now, wake_);
     else
       wait(wake_);
   }

@@ -18,6 +18,7 @@
 
 #include "block_scheduler/left_over.hpp"
 #include "block_scheduler/preemption_processor.hpp"
+#include "block_scheduler/sharing_controller.hpp"
 #include "block_scheduler/sm_driver.hpp"
 #include "common/clock.hpp"
 #include "common/payload.hpp"
@@ -53,7 +54,10 @@ struct SchedulingSetup {
   };
   std::vector<Partition> partitions;
   std::vector<int32_t> process_partition;  // by workload process index; -1: none
+  // warped_slicer, mias (SPEC 5): the TB-mix controller's scheme, model and profiling window.
+  SharingParams sharing;
 };
+inline bool sharing_policy(const std::string& p) { return p == "warped_slicer" || p == "mias"; }
 
 // The platform parameters the scheduling-framework tables are sized from (one place for the
 // driver, the report and the pin-view shadows).
@@ -132,6 +136,7 @@ class BlockScheduler : public sc_core::sc_module {
   uint64_t policy_decisions() const;
   // Most kernels resident on one SM at once (dual-kernel: never above two).
   uint32_t peak_kernels_per_sm() const { return peak_kernels_; }
+  const SharingController* sharing() const { return sharing_.get(); }  // warped_slicer, mias
 
  private:
   void launch_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -157,6 +162,12 @@ class BlockScheduler : public sc_core::sc_module {
   void planned_tb_left(uint32_t sm, uint32_t launch, uint32_t tb, PreemptedTb rec, double at_ns);
   void resident_changed(uint32_t sm, uint32_t launch, int delta);
   DriverDomain& domain_of(uint32_t sm) { return *domains_[sm_domain_[sm]]; }
+  // warped_slicer, mias: restart the controller when the kernels issued side by side changed;
+  // end a profiling window that is due. Both load every SM's TB-mix register.
+  void update_sharing();
+  void end_profiling_window();
+  void broadcast_tb_mix();
+  std::vector<SmCounterReading> read_counters();
 
   BlockSchedulerParams p_;
   const SmParams& sm_;
@@ -187,6 +198,10 @@ class BlockScheduler : public sc_core::sc_module {
   std::vector<uint64_t> resident_instructions_;          // per SM: at the preemption in progress
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sm_kernels_;  // per SM: (launch, resident TBs)
   uint32_t peak_kernels_ = 0;
+  std::unique_ptr<SharingController> sharing_;
+  std::vector<uint32_t> sharing_set_;               // launch ids the controller was started with
+  std::vector<SmCounterReading> window_counters_;   // at the profiling window's start
+  sc_core::sc_time window_end_;
   uint64_t tbs_done_ = 0, tbs_issued_ = 0, total_tbs_;
   ProgressLine progress_;
 };

@@ -3,6 +3,7 @@
 // round-robin, one TB per SM per pass, until no SM can take another; the next kernel only gets
 // what is left over once every TB of the kernels before it has been issued.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -24,6 +25,15 @@ class LeftOverFcfs {
   explicit LeftOverFcfs(std::vector<uint32_t> sms) : sms_(std::move(sms)) {}
 
   void arrive(uint32_t id, uint32_t grid) { queue_.push_back({id, grid}); }
+  // Intra-SM sharing (SPEC 5): the first `n` kernels are issued side by side, none waiting for
+  // another to issue all its TBs (the SMs' TB-mix registers divide the room); 1: Left-Over.
+  void set_side_by_side(uint32_t n) { side_by_side_ = std::max<uint32_t>(1, n); }
+  // Launch ids of the kernels issued side by side now (the first `side_by_side` with TBs left).
+  std::vector<uint32_t> front() const {
+    std::vector<uint32_t> ids;
+    for (size_t i = 0; i < queue_.size() && i < side_by_side_; ++i) ids.push_back(queue_[i].id);
+    return ids;
+  }
   // Issue as many TBs as the SMs accept; try_dispatch(sm, id, tb) places TB `tb` of kernel `id`
   // on SM `sm` and says whether the SM took it. Returns the number issued. (A template: the
   // block scheduler calls it after every TB that ends, two passes over the SMs each time.)
@@ -36,6 +46,7 @@ class LeftOverFcfs {
  private:
   std::vector<uint32_t> sms_;  // the SMs it issues to, round-robin
   uint32_t next_sm_ = 0;  // round-robin start, as hardware keeps it across calls
+  uint32_t side_by_side_ = 1;
   std::deque<PendingKernel> queue_;  // kernels with TBs still to issue, in arrival order
 };
 
@@ -44,8 +55,8 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch) {
   uint32_t issued = 0;
   const uint32_t num_sms = static_cast<uint32_t>(sms_.size());
   if (num_sms == 0) return 0;
-  while (!queue_.empty()) {
-    PendingKernel& k = queue_.front();
+  for (size_t at = 0; at < queue_.size();) {
+    PendingKernel& k = queue_[at];
     bool progress = true;
     while (k.next_tb < k.grid && progress) {
       progress = false;
@@ -60,8 +71,11 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch) {
       }
       next_sm_ = (next_sm_ + 1) % num_sms;
     }
-    if (k.next_tb < k.grid) break;  // Left-Over: later kernels wait for this one's TBs
-    queue_.pop_front();
+    if (k.next_tb == k.grid) {
+      queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(at));
+      continue;
+    }
+    if (++at >= side_by_side_) break;  // Left-Over: later kernels wait for this one's TBs
   }
   return issued;
 }

@@ -44,6 +44,7 @@ enum class CtrlCommand : uint8_t {
   preempted,       // SM -> block scheduler: the save finished, here are the saved TBs
   tb_wanted,       // SM -> block scheduler: would it issue this SM a TB now? (reply: accepted)
   room_freed,      // SM -> block scheduler: a TB switched out on a fault left room (block switching)
+  set_tb_mix,      // block scheduler -> SM: load the TB-mix register (info: TbMixRegister, SPEC 5)
 };
 
 struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {

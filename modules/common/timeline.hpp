@@ -17,6 +17,7 @@ class Timeline {
   static constexpr int kKernelsPid = 2;
   static constexpr int kHostLinkPid = 3;
   static constexpr int kFillUnitPid = 4;  // walks per walker, faults per context
+  static constexpr int kBlockSchedulerPid = 5;  // TB-mix phases (SPEC 5)
   static int sm_pid(int sm) { return 100 + sm; }
 
   explicit Timeline(const std::string& path);  // empty path: disabled

@@ -37,6 +37,17 @@ json row(const std::string& name, const std::string& spec, bool per_sm, uint64_t
 
 }  // namespace
 
+SharingHwParams sharing_hw_params(const PlatformConfig& c, uint64_t window_cycles) {
+  SharingHwParams h;
+  h.window_cycles = window_cycles;
+  h.issue_width = c.sm.warp_schedulers;
+  h.warp_size = c.sm.warp_size;
+  h.mshrs = c.sm.l1d.mshrs;
+  h.max_tbs = c.sm.max_tbs;
+  h.num_sms = c.sm.count;
+  return h;
+}
+
 json extension_report(const PlatformConfig& c) {
   const ExtensionParams e = extension_params(c.sm, c.block_scheduler);
   const uint32_t n = c.sm.count, warps = c.sm.max_threads / c.sm.warp_size;
@@ -68,6 +79,12 @@ json extension_report(const PlatformConfig& c) {
                      "per position: allocated bit and the TB placed there"));
   rows.push_back(row("preempting_kernel", "SPEC 4", true, 1, preempting_kernel_layout(dk), n, 1,
                      "process id and kernel id of the preempting kernel"));
+  const SharingHwParams sh = sharing_hw_params(c);
+  rows.push_back(row("profiling_counters", "SPEC 5", true, 1, profiling_counters_layout(sh), n, 1,
+                     fmt::format("MIAS: I, C, L1 misses, M, A over a {}-cycle window; cleared at its start", sh.window_cycles)));
+  rows.push_back(row("tb_mix_register", "SPEC 5", true, sh.kernels, tb_mix_layout(sh), n, 1,
+                     fmt::format("Warped-Slicer, MIAS: per sharing kernel its TB limit; broadcast one SM per cycle "
+                                 "({} cycles)", n)));
   return {{"platform", c.name},
           {"parameters",
            {{"num_sms", n}, {"max_tbs_per_sm", c.sm.max_tbs}, {"max_contexts", e.max_contexts}, {"warps_per_sm", warps},

@@ -1,6 +1,7 @@
 #include "platform/registry.hpp"
 
 #include "common/error.hpp"
+#include "platform/extension_report.hpp"
 #include "platform/gpu.hpp"
 
 namespace mpgpu {
@@ -46,6 +47,9 @@ ModuleRegistry make_builtin() {
       s.process_partition.push_back(p.partition);
     }
     for (const auto& p : c.workload.partitions) s.partitions.push_back({p.sms, p.thread_limit});
+    s.sharing.scheme = c.workload.policy == "warped_slicer" ? SharingScheme::warped_slicer : SharingScheme::mias;
+    s.sharing.model = mias_model(c.workload.sharing_model);
+    s.sharing.hw = sharing_hw_params(c.cfg, c.workload.sharing_window_cycles);
     return new BlockScheduler(n.c_str(), c.cfg.block_scheduler, c.cfg.sm, ClockDomain(c.cfg.clocks.core), s,
                               c.planned_tbs, c.progress);
   });
@@ -53,7 +57,9 @@ ModuleRegistry make_builtin() {
   // on the pipeline. "sm_tb" is the name it had before the pipeline existed.
   for (const char* kind : {"sm", "sm_tb"})
     r.add(R::sm, kind, [](const std::string& n, uint32_t i, ElabContext& c) {
-      return new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline, c.cfg.quantum_cycles);
+      auto* sm = new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline, c.cfg.quantum_cycles);
+      if (c.workload.policy == "mias") sm->count_outstanding_misses();  // counter A (SPEC 5)
+      return sm;
     });
   r.add(R::crossbar, "crossbar", [](const std::string& n, uint32_t, ElabContext& c) {
     return new Crossbar(n.c_str(), c.cfg.crossbar, ClockDomain(c.cfg.clocks.icnt), c.address_map);

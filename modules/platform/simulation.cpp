@@ -19,6 +19,7 @@
 #include "block_scheduler/block_scheduler.hpp"
 #include "extensions/ksrt.hpp"
 #include "platform/gpu.hpp"
+#include "platform/sharing_stats.hpp"
 #include "sm/occupancy.hpp"
 
 namespace mpgpu {
@@ -100,6 +101,16 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
   if (std::find(offered.begin(), offered.end(), w.policy) == offered.end())
     throw ConfigError(w.policy_source + ": policy '" + w.policy + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.policies)");
+  if (sharing_policy(w.policy)) {  // SPEC 5: TB mixes live on the interference inside an SM's pipeline
+    for (const auto& k : w.kernels)
+      if (!warp_level(k))
+        throw ConfigError(k.source + ": kernel '" + k.name + "' is TB-level (a sampled time per TB); policy '" +
+                          w.policy + "' (" + w.policy_source + ") profiles kernels on the SM pipeline and needs " +
+                          "warp-level kernels (a program or a trace)");
+    if (!w.partitions.empty())
+      throw ConfigError(w.partitions[0].source + ": partitions do not combine with policy '" + w.policy + "' (" +
+                        w.policy_source + "), which divides every SM between the kernels");
+  }
   const auto& mechs = cfg.mechanisms.preemption;
   const bool per_tb = per_tb_policy(w.policy);
   if (per_tb && w.oracle)
@@ -107,10 +118,11 @@ void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w) {
       if (warp_level(k))
         throw ConfigError(w.drain_estimate_source + ": the oracle needs each TB's exact remaining time, which only " +
                           "TB-level kernels have; kernel '" + k.name + "' (" + k.source + ") is warp-level");
-  if (w.policy != "fcfs" && !per_tb && std::find(mechs.begin(), mechs.end(), w.preemption) == mechs.end())
+  const bool whole_sm = w.policy != "fcfs" && !per_tb && !sharing_policy(w.policy);  // SM-driver policies
+  if (whole_sm && std::find(mechs.begin(), mechs.end(), w.preemption) == mechs.end())
     throw ConfigError(w.preemption_source + ": preemption '" + w.preemption + "' is not among the mechanisms of platform '" +
                       cfg.name + "' (" + cfg.file + ": mechanisms.preemption)");
-  if (w.policy != "fcfs" && w.preemption == "flush" && w.flush_fallback == "none")
+  if (whole_sm && w.preemption == "flush" && w.flush_fallback == "none")
     for (const auto& k : w.kernels)
       if (may_lose_idempotence(k))
         throw ConfigError(k.source + ": kernel '" + k.name + "' can lose its idempotence (" +
@@ -359,6 +371,11 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     const SmStats& st = sm->stats();
     json smj = {{"id", sm->id()}, {"tbs", st.tbs_done}, {"busy_ns", to_ns(st.busy)}, {"peak_resident_tbs", st.peak_resident},
                 {"utilization", end > sc_core::SC_ZERO_TIME ? st.busy / end : 0.0}, {"pipeline", pj}};
+    if (sharing_policy(w.policy)) {  // the TB-mix register as the SM holds it at the end
+      json reg = json::array();
+      for (const TbMixEntry& e : sm->tb_mix()) reg.push_back({{"launch", e.launch}, {"max_tbs", e.max_tbs}});
+      smj["tb_mix"] = std::move(reg);
+    }
     if (cfg.sm.block_switching.enabled)
       smj["block_switching"] = {{"switched_out", st.tbs_switched_out}, {"switched_in", st.tbs_switched_in},
                                 {"peak_switched_out", st.peak_switched_out}, {"bytes_saved", st.switch_bytes_saved},
@@ -415,7 +432,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
     idle_ns += to_ns(end) - to_ns(sm->stats().busy);
   }
   r["scheduling"] = {{"policy", w.policy},
-                     {"mechanism", w.policy == "fcfs" ? "none" : per_tb ? "per_tb" : w.preemption},
+                     {"mechanism", w.policy == "fcfs" || sharing_policy(w.policy) ? "none" : per_tb ? "per_tb" : w.preemption},
                      {"peak_kernels_per_sm", gpu.block_scheduler().peak_kernels_per_sm()},
                      {"preemptions", pre.size()},
                      {"preemption_latency_mean_ns", pre.empty() ? 0.0 : lat_sum / pre.size()},
@@ -434,6 +451,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   if (w.policy != "fcfs" && (w.preemption == "flush" || per_tb))  // the work flushed TBs lost, and their restarts
     r["scheduling"]["flush"] = {{"fallback", w.flush_fallback}, {"tbs_flushed", flushed}, {"tbs_restarted", restarted},
                                 {"wasted_instructions", flushed_instructions}, {"wasted_cycles", flushed_cycles}};
+  if (const SharingController* sc = gpu.block_scheduler().sharing()) r["scheduling"]["sharing"] = sharing_stats(*sc);
   if (cfg.sm.block_switching.enabled)  // bytes_saved / bytes_restored above include their traffic
     r["scheduling"]["block_switching"] = {{"extra_tbs", cfg.sm.block_switching.extra_tbs},
                                           {"switched_out", switched_out}, {"switched_in", switched_in}};
@@ -518,11 +536,16 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   // Events still pending: sc_start stopped at its end time (it returns at the last event before it).
   const bool stopped = !finished && sc_core::sc_pending_activity();
   if (stopped && windowed) {
+    // The clock stopped at the last event before the window's end: advance it to the end itself
+    // (no event lies between), so that IPC is over exactly the window.
+    if (sc_core::sc_time_stamp() < stop_at) sc_core::sc_start(stop_at - sc_core::sc_time_stamp(), sc_core::SC_RUN_TO_TIME);
     json r = collect(gpu, cfg, w);
     r["status"] = "stopped_at";  // statistics over the window; kernels still running are not completed
     r["host_sim_seconds"] = wall;
     r["host_sim_cpu_seconds"] = cpu;
-    timeline.commit();
+    if (const SharingController* sc = gpu.block_scheduler().sharing())
+    sharing_timeline(*sc, timeline, to_ns(sc_core::sc_time_stamp()));
+  timeline.commit();
     return r;
   }
   if (stopped && stop_at < time_limit)
@@ -561,6 +584,8 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     r["cosim"]["victim_sets"] = {{"impl", cfg.extensions.victim_sets_impl}, {"shadows", gpu.victim_sets_shadows().size()},
                                  {"operations_checked", checked}};
   }
+  if (const SharingController* sc = gpu.block_scheduler().sharing())
+    sharing_timeline(*sc, timeline, to_ns(sc_core::sc_time_stamp()));
   timeline.commit();
   return r;
 }

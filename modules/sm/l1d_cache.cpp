@@ -36,6 +36,7 @@ void L1dCache::miss(uint64_t line, uint64_t at, uint64_t fill, bool allocate) {
   while (!mshr_release_.empty() && mshr_release_.top() <= at) mshr_release_.pop();
   mshr_release_.push(fill);
   mshr_busy_ += fill - at;
+  if (track_) outstanding_.add(at, fill);
   if (!allocate) return;
   // Victim: an invalid way, else the LRU way whose fill is done; a set full of pending fills
   // cannot take the line (it is fetched without allocating).

@@ -7,6 +7,8 @@
 #include <queue>
 #include <vector>
 
+#include "sm/occupancy_integral.hpp"
+
 namespace mpgpu {
 
 struct L1dParams {
@@ -41,6 +43,11 @@ class L1dCache {
   uint64_t misses() const { return misses_; }
   uint64_t mshr_busy_cycles() const { return mshr_busy_; }  // sum of MSHR hold times
   uint64_t mshr_full_waits() const { return mshr_full_; }
+  // MIAS's counter A (SPEC 5) needs the outstanding misses integrated over time: kept only when
+  // asked for (two heap operations per miss).
+  void track_outstanding() { track_ = true; }
+  bool tracks_outstanding() const { return track_; }
+  uint64_t outstanding_integral(uint64_t t) { return outstanding_.integral_to(t); }
 
  private:
   struct Way {
@@ -57,6 +64,8 @@ class L1dCache {
   std::vector<std::vector<Way>> sets_;
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> mshr_release_;
   uint64_t stamp_ = 0;
+  bool track_ = false;
+  OccupancyIntegral outstanding_;
   uint64_t hits_ = 0, merged_ = 0, misses_ = 0, mshr_busy_ = 0, mshr_full_ = 0;
 };
 

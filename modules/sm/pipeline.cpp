@@ -500,6 +500,7 @@ void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
   static constexpr uint64_t PipelineStats::*kField[] = {
       &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
       &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
+  bool memory_wait = false;
   for (uint32_t s = 0; s < schedulers_.size(); ++s) {
     if (issued >> s & 1) {
       ++stats_.issue_cycles;
@@ -510,6 +511,13 @@ void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
     const auto field = kField[std::max(st.rank, 0)];
     stats_.*field += cycles;
     if (st.kstats) st.kstats->*field += cycles;
+    memory_wait |= field == &PipelineStats::stall_raw_memory || field == &PipelineStats::stall_memory_pipe;
+  }
+  if (issued || !memory_wait) return;
+  sharing_.mem_stall_cycles += cycles;
+  if (l1d_.tracks_outstanding()) {
+    const uint64_t before = l1d_.outstanding_integral(cycle_);  // read in time order
+    sharing_.outstanding += l1d_.outstanding_integral(cycle_ + cycles) - before;
   }
 }
 

@@ -111,6 +111,15 @@ class SmPipeline {
   const ReplayQueue& replay_queue() const { return replay_queue_; }
   const OperandLog& operand_log() const { return operand_log_; }
 
+  // MIAS's per-SM counters beyond the pipeline statistics (SPEC 5): M, cycles in which no
+  // scheduler issued and at least one waited on memory (a load's result or the ld/st unit); A,
+  // the outstanding L1 misses summed over those cycles (kept once count_outstanding() is called).
+  struct SharingCounters {
+    uint64_t mem_stall_cycles = 0, outstanding = 0;
+  };
+  const SharingCounters& sharing_counters() const { return sharing_; }
+  void count_outstanding() { l1d_.track_outstanding(); }
+
  private:
   struct Reg {
     uint64_t ready = 0;
@@ -282,6 +291,7 @@ class SmPipeline {
   uint32_t faulted_warps_ = 0;  // warps with replays pending
   std::vector<FinishedTb> finished_;
   PipelineStats stats_;
+  SharingCounters sharing_;
   std::map<uint32_t, PipelineStats> per_kernel_;
   uint64_t addr_buf_[32];
   std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle

@@ -44,6 +44,10 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     report_status(*static_cast<SmStatusReport*>(ext->reply), delay);
     return;
   }
+  if (ext && ext->command == CtrlCommand::set_tb_mix) {
+    tb_mix_ = *static_cast<const TbMixRegister*>(ext->info);
+    return;
+  }
   if (!ext || ext->command != CtrlCommand::dispatch_tb) {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
@@ -55,6 +59,13 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     refused_for_parked_ = true;
     wake_.notify(delay);
     return;
+  }
+  if (!tb_mix_.empty()) {  // the TB-mix register caps this kernel's TBs here (warp level only)
+    const uint32_t limit = tb_mix_limit(tb_mix_, d->launch->id);
+    if (limit != ~0u && resident_tbs_of(d->launch->id) >= limit) {
+      ext->accepted = false;
+      return;
+    }
   }
   auto alloc = d->position ? res_.try_allocate_at(d->resources, d->carve_out, *d->position)
                            : res_.try_allocate(d->resources, d->carve_out);
@@ -398,6 +409,12 @@ std::vector<Sm::Resident> Sm::resident_tbs() const {
   return out;
 }
 
+uint32_t Sm::resident_tbs_of(uint32_t launch) const {
+  uint32_t n = 0;
+  for (const WarpTb& t : warp_tbs_) n += t.launch && t.launch->id == launch;
+  return n;
+}
+
 void Sm::report_status(SmStatusReport& out, sc_time delay) {
   const sc_time now = sc_core::sc_time_stamp() + delay;
   out.cycle = clock_.to_cycles_ceil(now);
@@ -406,6 +423,10 @@ void Sm::report_status(SmStatusReport& out, sc_time delay) {
   const std::vector<Resident> resident = resident_tbs();
   out.executing_register_ns = executing_register_ns(now, resident);
   out.at_ns = to_ns(now);
+  const PipelineStats& ps = pipe_.stats();
+  out.counters = {ps.warp_instructions, ps.l1_misses, pipe_.sharing_counters().mem_stall_cycles,
+                  pipe_.sharing_counters().outstanding};
+  out.tb_mix = tb_mix_;
   out.tbs.clear();
   for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
     const WarpTb& t = warp_tbs_[slot];

@@ -23,6 +23,7 @@
 #include "extensions/ptbq.hpp"
 #include "sm/pipeline.hpp"
 #include "sm/sm_resources.hpp"
+#include "sm/tb_mix_register.hpp"
 #include "workload/kernel.hpp"
 
 namespace mpgpu {
@@ -55,6 +56,12 @@ struct SmStatusReport {
   // Registers x ns held by executing TBs since the start (SPEC 4's resource utilization during
   // a preemption is its growth over the preemption's window), and the report's time.
   double executing_register_ns = 0, at_ns = 0;
+  // SPEC 5's per-SM counters, cumulative since the start (a profiling window reads differences):
+  // warp instructions, L1 misses, memory stall cycles (M) and outstanding misses summed over them (A).
+  struct Counters {
+    uint64_t instructions = 0, l1_misses = 0, mem_stall_cycles = 0, outstanding = 0;
+  } counters;
+  TbMixRegister tb_mix;  // as the SM holds it
 };
 
 // A per-TB preemption: the TBs (by slot) to preempt and how; the SM's other TBs keep running.
@@ -131,6 +138,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   const SmStats& stats() const { return stats_; }
   const SmResources& resources() const { return res_; }
   const SmPipeline& pipeline() const { return pipe_; }
+  void count_outstanding_misses() { pipe_.count_outstanding(); }  // MIAS's A counter (SPEC 5)
+  const TbMixRegister& tb_mix() const { return tb_mix_; }
   // Called when an access of a kernel cannot be translated; the platform stops the run.
   std::function<void(const KernelAbort&)> on_abort;
 
@@ -274,6 +283,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   std::vector<ParkedTb> parked_;     // switched out on a fault, in switch-out order
   sc_core::sc_time ctx_port_free_;   // the SM's context-save port: one line per cycle
   uint64_t fault_known_at_ = ~uint64_t{0};  // pipeline cycle a taken fault becomes known
+  TbMixRegister tb_mix_;  // SPEC 5: the per-kernel TB limits broadcast by the block scheduler
+  uint32_t resident_tbs_of(uint32_t launch) const;  // warp-level TBs holding room here
   bool refused_for_parked_ = false;  // a dispatch was refused to keep room for a resolved TB
   // SPEC 4: per TB slot, executed instructions, issue cycle and flush (idempotent so far) bit:
   // the table flushing reads (and `mpgpu report` sizes).

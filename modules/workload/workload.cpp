@@ -297,6 +297,7 @@ class WorkloadReader {
     root.opt("max_sim_time_us");
     root.opt("stop_at_us");
     root.opt("stop_at_cycles");
+    root.opt("sharing");
     if (root.has("import")) root.req("import").fail("imports do not nest");
     read_kernels(root.req("kernels"));
     std::map<std::string, ProcessDesc> procs;
@@ -334,12 +335,6 @@ class WorkloadReader {
 };
 
 }  // namespace
-
-const std::vector<std::string>& implemented_policies() {
-  static const std::vector<std::string> v = {"fcfs", "npq", "ppq_exclusive", "ppq_shared", "dss", "spatial", "chimera",
-                                             "dual_kernel"};
-  return v;
-}
 
 int WorkloadDesc::find_kernel(const std::string& name) const {
   for (size_t i = 0; i < kernels.size(); ++i)
@@ -414,10 +409,6 @@ WorkloadDesc load_workload(const std::string& file,
   auto pol = root.opt("policy");
   w.policy = pol ? pol->as_enum(kAllPolicies) : "fcfs";
   w.policy_source = pol ? pol->where() + ": policy" : file + ": policy (default)";
-  bool implemented = false;
-  for (const auto& p : implemented_policies()) implemented |= p == w.policy;
-  if (!implemented)
-    pol->fail("policy '" + w.policy + "' is specified by SPEC but not implemented in this version");
   w.max_sim_time_ns = root.opt_num("max_sim_time_us", 0, 0, 1e12) * 1e3;
   if (read_time(root, "stop_at", w.stop_at_ns, w.stop_at_cycles, false) && w.stop_at_ns + w.stop_at_cycles <= 0)
     root.req(root.has("stop_at_us") ? "stop_at_us" : "stop_at_cycles").fail("the run must last more than 0");
@@ -432,6 +423,8 @@ WorkloadDesc load_workload(const std::string& file,
   if (fb && w.preemption != "flush") fb->fail("flush_fallback is for preemption: flush");
   const bool per_tb = per_tb_policy(w.policy);
   if (per_tb && pre) pre->fail("policy " + w.policy + " picks switch, drain or flush per TB; preemption does not apply");
+  if ((w.policy == "warped_slicer" || w.policy == "mias") && pre)
+    pre->fail("policy " + w.policy + " changes TB mixes by letting TBs finish (no preemption in this version)");
   if (auto lc = root.opt("latency_constraint_us")) {
     if (!per_tb) lc->fail("latency_constraint_us is for policy chimera or dual_kernel");
     w.latency_constraint_ns = lc->as_num(0, 1e9) * 1e3;
@@ -440,6 +433,16 @@ WorkloadDesc load_workload(const std::string& file,
     if (!per_tb) de->fail("drain_estimate is for policy chimera or dual_kernel");
     w.oracle = de->as_enum({"predicted", "oracle"}) == "oracle";
     w.drain_estimate_source = de->where() + ": drain_estimate";
+  }
+  if (auto sh = root.opt("sharing")) {  // SPEC 5: the TB-mix controller
+    if (w.policy != "warped_slicer" && w.policy != "mias")
+      sh->fail("sharing is for policy warped_slicer or mias (policy is '" + w.policy + "')");
+    if (auto m = sh->opt("model")) {
+      if (w.policy != "mias") m->fail("model (the decision model) is for policy mias; warped_slicer water-fills");
+      w.sharing_model = m->as_enum({"ipc", "ipm_ipc", "factor", "linear"});
+    }
+    w.sharing_window_cycles = static_cast<uint64_t>(sh->opt_int("window_cycles", 45000, 1, 1000000000));
+    sh->finish();
   }
   w.replay_until_all_done = root.opt_enum("replay", "none", {"none", "until_all_done"}) != "none";
   const std::string dir = std::filesystem::path(file).parent_path().string();

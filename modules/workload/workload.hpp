@@ -75,6 +75,9 @@ struct WorkloadDesc {
   // stop_at_us / stop_at_cycles: the run ends then, finished or not (a measuring window: SPEC 5
   // reads IPC over a fixed window); 0: when the workload is done. Exactly one of the two is set.
   double stop_at_ns = 0, stop_at_cycles = 0;
+  // sharing: (policies warped_slicer, mias; SPEC 5) MIAS's decision model and the profiling window.
+  std::string sharing_model = "ipm_ipc";
+  uint64_t sharing_window_cycles = 45000;
   std::deque<KernelDesc> kernels;  // deque: stable addresses
   std::vector<ProcessDesc> processes;
   std::vector<PartitionDesc> partitions;
@@ -88,8 +91,6 @@ struct WorkloadDesc {
 WorkloadDesc load_workload(const std::string& file,
                            const std::vector<std::pair<std::string, std::string>>& overrides = {});
 
-// The policies this version implements (others are named by SPEC but rejected with a message).
-const std::vector<std::string>& implemented_policies();
 // Chimera and dual-kernel (SPEC 4) choose switch, drain or flush per TB: no whole-SM mechanism.
 inline bool per_tb_policy(const std::string& policy) { return policy == "chimera" || policy == "dual_kernel"; }
 
