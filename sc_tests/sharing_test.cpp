@@ -39,8 +39,8 @@ TEST(SharingConfigs, TreeDropsIncompleteConfigurations) {
 //   SM0: 1000, 1000,  20, 200, 100     SM1: 1500, 1000, 300, 800, 300     SM2: 1200, 1000, 50, 300, 200
 // ipc: 1.0, 1.5, 1.2 -> SM1.  ipm_ipc: 50 x 1.0 = 50, 5 x 1.5 = 7.5, 24 x 1.2 = 28.8 -> SM0.
 // factor (sum A 600, N 3): f = 0.5, 1.5, 1.0: 1000/900, 1500/1400, 1200/1000 -> SM2.
-// linear: M over A fits coef = 60000 / 20000 = 3; dM = 3 (3A - 600) = -900, 900, 0:
-//   1000/100 = 10, 1500/1900, 1200/1000 -> SM0.
+// linear: M over A fits coef = 60000 / 20000 = 3; dM = 3 (3A - 600) = -900, 900, 0, but SM0 had
+//   only 200 memory stall cycles to lose (dM >= -M): 1000/800 = 1.25, 1500/1900, 1200/1000 -> SM0.
 TEST(MiasModels, EachModelPicksTheHandComputedConfiguration) {
   const std::vector<SmSample> s{{1000, 1000, 20, 200, 100}, {1500, 1000, 300, 800, 300}, {1200, 1000, 50, 300, 200}};
   EXPECT_EQ(mias_pick(MiasModel::ipc, s), 1);
@@ -52,7 +52,7 @@ TEST(MiasModels, EachModelPicksTheHandComputedConfiguration) {
   EXPECT_DOUBLE_EQ(f[1], 1500.0 / 1400.0);
   EXPECT_DOUBLE_EQ(f[2], 1.2);
   const auto l = mias_scores(MiasModel::linear, s);
-  EXPECT_NEAR(l[0], 10.0, 1e-9);
+  EXPECT_DOUBLE_EQ(l[0], 1.25);
   EXPECT_NEAR(l[1], 1500.0 / 1900.0, 1e-12);
   EXPECT_DOUBLE_EQ(mias_scores(MiasModel::ipm_ipc, s)[2], 28.8);
   EXPECT_EQ(mias_pick(MiasModel::ipc, {}), -1);

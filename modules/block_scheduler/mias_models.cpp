@@ -59,9 +59,13 @@ std::vector<double> mias_scores(MiasModel m, const std::vector<SmSample>& sms) {
         out.push_back(ratio(s.instructions, s.cycles + s.mem_stall_cycles * (f - 1)));
         break;
       }
-      case MiasModel::linear:
-        out.push_back(ratio(s.instructions, s.cycles + coef * (s.outstanding * n - sum_a)));
+      case MiasModel::linear: {
+        // SPEC 5's dM can predict removing more memory stall cycles than the SM had (a negative
+        // cycle count for a low-pressure mix); our bound: at most all of them (dM >= -M).
+        const double dm = std::max(coef * (s.outstanding * n - sum_a), -s.mem_stall_cycles);
+        out.push_back(ratio(s.instructions, s.cycles + dm));
         break;
+      }
     }
   }
   return out;

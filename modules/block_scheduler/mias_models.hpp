@@ -9,7 +9,8 @@
 //   ipm_ipc: (I / L1 misses) x (I / C)           (the published final variant)
 //   factor:  f = A x N / sum A;  I / (C + M (f - 1))
 //   linear:  M = coef x A + b fitted over the SMs (least squares);
-//            dM = coef (A x N - sum A);  I / (C + dM)
+//            dM = coef (A x N - sum A), at least -M (our bound: no more stall cycles removed
+//            than the SM had; SPEC's formula alone can make C + dM negative);  I / (C + dM)
 // factor and linear scale an SM's memory stalls to the pressure all N SMs running its
 // configuration would put on the memory system, against the mix it was profiled beside.
 #include <cstdint>

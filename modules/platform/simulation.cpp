@@ -319,7 +319,9 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
       const PipelineStats& ks = pipe[k.id];
       instructions += ks.warp_instructions;
       warp = ks.to_json();
-      const double cycles = done ? core.ns_to_cycles(k.end_ns - k.start_ns) : 0;
+      // A kernel still running when a measuring window ended: its cycles up to the end.
+      const double cycles = done ? core.ns_to_cycles(k.end_ns - k.start_ns)
+                            : k.start_ns >= 0 ? core.ns_to_cycles(to_ns(end) - k.start_ns) : 0;
       warp["cycles"] = cycles;
       warp["ipc"] = cycles > 0 ? ks.warp_instructions / cycles : 0.0;
       if (k.kernel->trace) warp["trace_instructions"] = k.kernel->trace->instruction_count();
