@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/timeline.hpp"
 #include "platform/simulation.hpp"
 #include "test_util.hpp"
 
@@ -45,6 +46,35 @@ std::vector<std::string> kinds(const json& sharing) {
   std::vector<std::string> k;
   for (const auto& p : sharing["phases"]) k.push_back(p["kind"]);
   return k;
+}
+
+// The SMs' dispatch rule seen in the timeline: whenever a TB of a capped kernel starts on an SM
+// during a phase, that SM then holds at most the phase's cap of that kernel's TBs (counting it).
+// Returns the number of TB starts checked. (Spans are written when a TB ends: TBs still running at
+// the end are not seen, which can only under-count.)
+size_t check_caps(const json& timeline, const json& sharing) {
+  struct Span { int sm; uint32_t launch; double start, end; };
+  std::vector<Span> tbs;
+  for (const auto& e : timeline["traceEvents"])
+    if (e.value("ph", "") == "X" && e.value("cat", "") == "tb")
+      tbs.push_back({e["pid"].get<int>() - Timeline::sm_pid(0), e["args"]["launch"].get<uint32_t>(),
+                     e["ts"].get<double>() * 1e3, (e["ts"].get<double>() + e["dur"].get<double>()) * 1e3});
+  size_t checked = 0;
+  for (const auto& ph : sharing["phases"]) {
+    if (ph["kind"] == "alone") continue;
+    const double from = ph["start_ns"], to = ph["end_ns"].is_null() ? 1e300 : ph["end_ns"].get<double>();
+    for (const Span& t : tbs) {
+      if (t.start < from || t.start >= to) continue;
+      const json& mix = ph["mixes"][ph["sm_mix"][t.sm].get<size_t>()];
+      size_t k = 0;
+      while (ph["kernels"][k] != t.launch) ++k;
+      uint32_t resident = 0;
+      for (const Span& o : tbs) resident += o.sm == t.sm && o.launch == t.launch && o.start <= t.start && t.start < o.end - 0.5;  // us in the file: rounding
+      EXPECT_LE(resident, mix[k].get<uint32_t>()) << "SM " << t.sm << " launch " << t.launch << " at " << t.start;
+      ++checked;
+    }
+  }
+  return checked;
 }
 
 }  // namespace
@@ -90,17 +120,21 @@ TEST(TbMix, MiasBroadcastReachesEverySm) {
   text << in.rdbuf();
   EXPECT_NE(text.str().find("\"profile round 2/2\""), std::string::npos);
   EXPECT_NE(text.str().find("\"share "), std::string::npos);
+  EXPECT_GT(check_caps(json::parse(text.str()), sh), 50u);
 }
 
 // A kernel arriving starts profiling over; one that issued its last TB leaves the mix. mem runs
 // alone, alu arrives at 3 us (profiling, a decision), alu's 24 TBs are all issued (mem alone
 // again), then alu2 arrives at 30 us: a second decision, for mem and alu2.
 TEST(TbMix, MiasDecidesAgainOnArrivalAndDeparture) {
+  TempDir d;
+  const std::string tl = (d.path / "t.json").string();
   const json r = simulate("policy: mias\nsharing: {model: ipm_ipc, window_cycles: 1500}\nstop_at_cycles: 40000\nkernels:\n" +
                           kernel("mem", true, 4000) + kernel("alu", false, 24) + kernel("alu2", false, 4000) +
                           "processes:\n  - {name: pm, launches: [{kernel: mem}]}\n"
                           "  - {name: pa, arrival_us: 3, launches: [{kernel: alu}]}\n"
-                          "  - {name: pb, arrival_us: 30, launches: [{kernel: alu2}]}\n");
+                          "  - {name: pb, arrival_us: 30, launches: [{kernel: alu2}]}\n",
+                          tl);
   ASSERT_EQ(r["status"], "stopped_at") << r.dump();
   const json& sh = r["scheduling"]["sharing"];
   const auto k = kinds(sh);
@@ -120,6 +154,9 @@ TEST(TbMix, MiasDecidesAgainOnArrivalAndDeparture) {
     alone_between |= p["kind"] == "alone" && p["start_ns"].get<double>() > d0["at_ns"].get<double>() &&
                      p["start_ns"].get<double>() < 30000;
   EXPECT_TRUE(alone_between) << sh.dump();
+  // Caps hold for every TB started under them, also while TBs of the previous mix still finish.
+  std::ifstream in(tl);
+  EXPECT_GT(check_caps(json::parse(in), sh), 20u);
 }
 
 // Warped-Slicer profiles each kernel alone at 1..4 TBs (8 mixes, 4 rounds on 2 SMs) and
