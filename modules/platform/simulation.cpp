@@ -541,6 +541,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     // The clock stopped at the last event before the window's end: advance it to the end itself
     // (no event lies between), so that IPC is over exactly the window.
     if (sc_core::sc_time_stamp() < stop_at) sc_core::sc_start(stop_at - sc_core::sc_time_stamp(), sc_core::SC_RUN_TO_TIME);
+    for (const Sm* sm : gpu.sms()) sm->timeline_running(sc_core::sc_time_stamp());
     json r = collect(gpu, cfg, w);
     r["status"] = "stopped_at";  // statistics over the window; kernels still running are not completed
     r["host_sim_seconds"] = wall;

@@ -631,6 +631,18 @@ double Sm::executing_register_ns(const sc_time& t, const std::vector<Resident>& 
   return sum;
 }
 
+void Sm::timeline_running(const sc_time& at) const {
+  if (!timeline_ || !timeline_->enabled()) return;
+  auto span = [&](KernelLaunch* l, uint32_t tb, uint32_t slot, const sc_time& from) {
+    timeline_->span(Timeline::sm_pid(id_), slot, fmt::format("{} tb{}", l->kernel->name, tb), "tb", to_ns(from), to_ns(at),
+                    fmt::format(R"({{"launch":{},"process":{},"running":true}})", l->id, l->process));
+  };
+  for (const WarpTb& w : warp_tbs_)
+    if (w.launch && !w.finished) span(w.launch, w.tb, w.alloc.slot, w.start);
+  for (const Resident& r : resident_tbs())
+    if (r.end > at) span(r.launch, r.tb, r.alloc.slot, r.start);
+}
+
 void Sm::finish(const Resident& r, uint64_t instructions, bool whole) {
   ++stats_.tbs_done;
   stopped_executing(r.alloc, r.run_start, r.end);

@@ -140,6 +140,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   const SmPipeline& pipeline() const { return pipe_; }
   void count_outstanding_misses() { pipe_.count_outstanding(); }  // MIAS's A counter (SPEC 5)
   const TbMixRegister& tb_mix() const { return tb_mix_; }
+  // A run ending at a measuring window: the TBs still running go on the timeline up to `at`.
+  void timeline_running(const sc_core::sc_time& at) const;
   // Called when an access of a kernel cannot be translated; the platform stops the run.
   std::function<void(const KernelAbort&)> on_abort;
 
