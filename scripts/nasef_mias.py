@@ -370,7 +370,8 @@ def run(args, t0):
         if "mias_ipm_ipc" in mias_labs:
             ipm = pol_mean("mias_ipm_ipc")
             tied = [SHORT[lab] for lab in mias_labs if lab != "mias_ipm_ipc" and abs(pol_mean(lab) - ipm) < tie]
-            trend("IPM_L1 x IPC is the best MIAS model", ipm >= pol_mean(best) - tie,
+            # A tie is not a win: the published ordering needs IPM x IPC ahead of the others.
+            trend("IPM_L1 x IPC is the best MIAS model", ipm >= pol_mean(best) - tie and not tied,
                   f"best: {SHORT[best]} {fmt(pol_mean(best))}; IPMxIPC {fmt(ipm)}"
                   + (f" (tied with {', '.join(tied)})" if tied else ""), [pol_mean(lab) for lab in mias_labs])
         order = sorted(mias_labs, key=pol_mean, reverse=True)
