@@ -449,6 +449,27 @@ def plot(out, pairs, labels, speed, pol_mean, pub_pol, mode, class_model, class_
     if plt is None:
         return []
     files = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        files.append(os.path.join(out, name))
+        fig.savefig(files[-1], dpi=120)
+        plt.close(fig)
+
+    def model_vs_published(names, model, published, model_label, colour, title, name, rotation=0):
+        # Model and published bars side by side, the published one hatched in the same colour.
+        fig, ax = plt.subplots(figsize=(7 if len(names) > 3 else 6, 4))
+        xs = range(len(names))
+        ax.bar([x - 0.2 for x in xs], model, 0.4, label=model_label, color=colour)
+        ax.bar([x + 0.2 for x in xs], published, 0.4, label="published", color=colour, alpha=0.45, hatch="//")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(names, rotation=rotation, ha="right" if rotation else "center")
+        ax.set_ylabel("mean speedup over sequential")
+        ax.set_title(title)
+        ax.legend()
+        save(fig, name)
+
     fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(pairs) + 2), 4.5))
     width = 0.8 / max(1, len(labels))
     for i, lab in enumerate(labels):
@@ -460,46 +481,14 @@ def plot(out, pairs, labels, speed, pol_mean, pub_pol, mode, class_model, class_
     ax.set_ylabel("speedup over sequential")
     ax.set_title(f"SPEC 5: speedup per pair ({mode} run)")
     ax.legend(fontsize=7, ncol=4)
-    fig.tight_layout()
-    f = os.path.join(out, "speedup_per_pair.png")
-    fig.savefig(f, dpi=120)
-    plt.close(fig)
-    files.append(f)
+    save(fig, "speedup_per_pair.png")
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    xs = range(len(labels))
-    ax.bar([x - 0.2 for x in xs], [pol_mean(lab) for lab in labels], 0.4, label="model", color="tab:blue")
-    ax.bar([x + 0.2 for x in xs], [pub_pol.get(lab, 0) for lab in labels], 0.4, label="published", color="tab:blue",
-           alpha=0.45, hatch="//")
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels([SHORT[lab] for lab in labels], rotation=30, ha="right")
-    ax.set_ylabel("mean speedup over sequential")
-    ax.set_title(f"SPEC 5: mean speedup per policy, model vs published ({mode})")
-    ax.legend()
-    fig.tight_layout()
-    f = os.path.join(out, "mean_speedup_per_policy.png")
-    fig.savefig(f, dpi=120)
-    plt.close(fig)
-    files.append(f)
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    xs = range(len(CLASSES))
-    ax.bar([x - 0.2 for x in xs], [class_model.get(c, 0) for c in CLASSES], 0.4, label=f"model ({class_label})",
-           color="tab:red")
-    ax.bar([x + 0.2 for x in xs], [class_pub.get(c, 0) for c in CLASSES], 0.4, label="published", color="tab:red",
-           alpha=0.45, hatch="//")
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels(CLASSES)
-    ax.set_ylabel("mean speedup over sequential")
-    ax.set_title(f"SPEC 5: mean speedup per pair class ({mode})")
-    ax.legend()
-    fig.tight_layout()
-    f = os.path.join(out, "mean_speedup_per_class.png")
-    fig.savefig(f, dpi=120)
-    plt.close(fig)
-    files.append(f)
+    model_vs_published([SHORT[lab] for lab in labels], [pol_mean(lab) for lab in labels],
+                       [pub_pol.get(lab, 0) for lab in labels], "model", "tab:blue",
+                       f"SPEC 5: mean speedup per policy, model vs published ({mode})", "mean_speedup_per_policy.png", 30)
+    model_vs_published(CLASSES, [class_model.get(c, 0) for c in CLASSES], [class_pub.get(c, 0) for c in CLASSES],
+                       f"model ({class_label})", "tab:red", f"SPEC 5: mean speedup per pair class ({mode})",
+                       "mean_speedup_per_class.png")
     return files
 
 
