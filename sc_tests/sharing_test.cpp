@@ -106,7 +106,7 @@ TEST(SharingController, MiasProfilesInRoundsAndBroadcastsTheBest) {
   ASSERT_TRUE(c.restart(two_kernels(), 0));
   EXPECT_EQ(c.phases().back().rounds, 2u);
   EXPECT_EQ(c.phases().back().mixes, (std::vector<TbMix>{{1, 3}, {2, 2}}));
-  EXPECT_EQ(c.sm_register(1), (std::vector<std::pair<uint32_t, uint32_t>>{{10, 2}, {11, 2}}));
+  EXPECT_EQ(c.sm_register(1), (TbMixRegister{{10, 2}, {11, 2}}));
   ASSERT_TRUE(c.window_done({at(0, 0), at(0, 0)}, {at(1000, 1000), at(1000, 1500)}, 1000));
   EXPECT_EQ(c.phases().back().mixes, (std::vector<TbMix>{{3, 1}}));
   EXPECT_EQ(c.phases().back().sm_mix, (std::vector<uint32_t>{0, 0}));
@@ -120,7 +120,7 @@ TEST(SharingController, MiasProfilesInRoundsAndBroadcastsTheBest) {
   EXPECT_NEAR(d.candidate_scores[2], 1.3, 1e-12);
   EXPECT_EQ(c.phases().back().kind, SharingPhase::Kind::share);
   for (uint32_t sm = 0; sm < 2; ++sm)
-    EXPECT_EQ(c.sm_register(sm), (std::vector<std::pair<uint32_t, uint32_t>>{{10, 2}, {11, 2}}));
+    EXPECT_EQ(c.sm_register(sm), (TbMixRegister{{10, 2}, {11, 2}}));
 }
 
 // Warped-Slicer on 8 SMs profiles each kernel alone at 1..4 TBs in one round. Both scale
@@ -142,7 +142,7 @@ TEST(SharingController, WarpedSlicerFallsBackToSpatial) {
   EXPECT_TRUE(d.spatial);
   EXPECT_EQ(d.predicted, (std::vector<double>{0.5, 0.5}));
   for (uint32_t sm = 0; sm < 8; ++sm)
-    EXPECT_EQ(c.sm_register(sm), (std::vector<std::pair<uint32_t, uint32_t>>{{10, sm < 4 ? 4u : 0u}, {11, sm < 4 ? 0u : 4u}}));
+    EXPECT_EQ(c.sm_register(sm), (TbMixRegister{{10, sm < 4 ? 4u : 0u}, {11, sm < 4 ? 0u : 4u}}));
 }
 
 // The counters are the report's: a window longer than the cycle counter holds is an error, not

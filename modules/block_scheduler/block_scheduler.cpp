@@ -369,17 +369,22 @@ std::vector<SmCounterReading> BlockScheduler::read_counters() {
   SmStatusReport s;
   for (uint32_t sm = 0; sm < sm_.count; ++sm) {
     query_status(sm, s);
-    out.push_back({s.cycle, s.counters.instructions, s.counters.l1_misses, s.counters.mem_stall_cycles,
-                   s.counters.outstanding});
+    out.push_back(s.counters);
   }
   return out;
 }
 
+void BlockScheduler::load_tb_mix(bool window_starts) {
+  broadcast_tb_mix();
+  if (!window_starts) return;
+  // The window's counters start once every SM holds its mix.
+  window_counters_ = read_counters();
+  window_end_ = sc_core::sc_time_stamp() + offset_ + clock_.cycles(double(setup_.sharing.hw.window_cycles));
+}
+
 void BlockScheduler::broadcast_tb_mix() {
-  TbMixRegister reg;
   for (uint32_t sm = 0; sm < sm_.count; ++sm) {
-    reg.clear();
-    for (const auto& [launch, n] : sharing_->sm_register(sm)) reg.push_back({launch, n});
+    const TbMixRegister reg = sharing_->sm_register(sm);
     command_sm(sm, CtrlCommand::set_tb_mix, &reg);
     refused_[sm] = kNone;  // a refusal under the old limits says nothing now
     offset_ += clock_.cycles(1);  // one SM's register per cycle
@@ -396,22 +401,12 @@ void BlockScheduler::update_sharing() {
     const KernelDesc& kd = *active_.at(id)->kernel;
     ks.push_back({id, tb_footprint(sm_, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb})});
   }
-  const bool window = sharing_->restart(ks, to_ns(sc_core::sc_time_stamp() + offset_));
-  broadcast_tb_mix();
-  if (window) {
-    window_counters_ = read_counters();
-    window_end_ = sc_core::sc_time_stamp() + offset_ + clock_.cycles(double(setup_.sharing.hw.window_cycles));
-  }
+  load_tb_mix(sharing_->restart(ks, to_ns(sc_core::sc_time_stamp() + offset_)));
 }
 
 void BlockScheduler::end_profiling_window() {
-  std::vector<SmCounterReading> now = read_counters();
-  const bool window = sharing_->window_done(window_counters_, now, to_ns(sc_core::sc_time_stamp() + offset_));
-  broadcast_tb_mix();
-  if (window) {
-    window_counters_ = read_counters();
-    window_end_ = sc_core::sc_time_stamp() + offset_ + clock_.cycles(double(setup_.sharing.hw.window_cycles));
-  }
+  const std::vector<SmCounterReading> now = read_counters();
+  load_tb_mix(sharing_->window_done(window_counters_, now, to_ns(sc_core::sc_time_stamp() + offset_)));
 }
 
 void BlockScheduler::run() {

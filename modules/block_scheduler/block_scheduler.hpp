@@ -25,6 +25,7 @@
 #include "common/progress.hpp"
 #include "sm/sm.hpp"
 #include "workload/kernel.hpp"
+#include "workload/workload.hpp"
 
 namespace mpgpu {
 
@@ -57,7 +58,6 @@ struct SchedulingSetup {
   // warped_slicer, mias (SPEC 5): the TB-mix controller's scheme, model and profiling window.
   SharingParams sharing;
 };
-inline bool sharing_policy(const std::string& p) { return p == "warped_slicer" || p == "mias"; }
 
 // The platform parameters the scheduling-framework tables are sized from (one place for the
 // driver, the report and the pin-view shadows).
@@ -167,6 +167,7 @@ class BlockScheduler : public sc_core::sc_module {
   void update_sharing();
   void end_profiling_window();
   void broadcast_tb_mix();
+  void load_tb_mix(bool window_starts);  // broadcast, then start a profiling window if one starts
   std::vector<SmCounterReading> read_counters();
 
   BlockSchedulerParams p_;

@@ -170,8 +170,8 @@ void SharingController::decide(double now_ns) {
   begin(SharingPhase::Kind::spatial, std::move(mixes), std::move(sm_mix), now_ns);
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> SharingController::sm_register(uint32_t sm) const {
-  std::vector<std::pair<uint32_t, uint32_t>> r;
+TbMixRegister SharingController::sm_register(uint32_t sm) const {
+  TbMixRegister r;
   if (phases_.empty() || phases_.back().kind == SharingPhase::Kind::alone) return r;
   const SharingPhase& ph = phases_.back();
   const TbMix& mix = ph.mixes.at(ph.sm_mix.at(sm));

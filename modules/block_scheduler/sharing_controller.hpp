@@ -19,6 +19,7 @@
 #include "block_scheduler/sharing_configs.hpp"
 #include "block_scheduler/water_filling.hpp"
 #include "extensions/sharing_counters.hpp"
+#include "sm/tb_mix_register.hpp"
 
 namespace mpgpu {
 
@@ -34,11 +35,6 @@ struct SharingParams {
 struct SharingKernel {
   uint32_t launch = 0;
   TbFootprint tb;
-};
-
-// Cumulative SM counters as an SM reports them (a window is the difference of two readings).
-struct SmCounterReading {
-  uint64_t cycle = 0, instructions = 0, l1_misses = 0, mem_stall_cycles = 0, outstanding = 0;
 };
 
 // One stretch of time over which every SM ran a fixed TB mix.
@@ -78,8 +74,8 @@ class SharingController {
                    double now_ns);
 
   bool profiling() const { return !phases_.empty() && phases_.back().kind == SharingPhase::Kind::profile; }
-  // The TB-mix register of SM `sm` in the current phase: (launch, max TBs); empty: no limit.
-  std::vector<std::pair<uint32_t, uint32_t>> sm_register(uint32_t sm) const;
+  // The TB-mix register of SM `sm` in the current phase (empty: no limit).
+  TbMixRegister sm_register(uint32_t sm) const;
   const std::vector<SharingPhase>& phases() const { return phases_; }
   const std::vector<SharingDecision>& decisions() const { return decisions_; }
   const SharingParams& params() const { return p_; }

@@ -21,6 +21,12 @@ struct SharingHwParams {
   uint32_t kernels = 2;        // kernels sharing an SM (TB-mix entries)
 };
 
+// One SM's counters as read at some cycle, cumulative since the start (a window is the difference
+// of two readings; the hardware clears them instead).
+struct SmCounterReading {
+  uint64_t cycle = 0, instructions = 0, l1_misses = 0, mem_stall_cycles = 0, outstanding = 0;
+};
+
 // One SM's counters: I, C, L1 misses, M (memory stall cycles), A (outstanding misses summed
 // over the memory stall cycles).
 inline FieldLayout profiling_counters_layout(const SharingHwParams& p) {

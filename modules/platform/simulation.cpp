@@ -536,20 +536,15 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   for (const auto& p : gpu.host().processes())
     if (p.runs.size() < w.processes[p.index].repeat) unfinished += " " + w.processes[p.index].name;
   // Events still pending: sc_start stopped at its end time (it returns at the last event before it).
-  const bool stopped = !finished && sc_core::sc_pending_activity();
-  if (stopped && windowed) {
+  const bool pending = !finished && sc_core::sc_pending_activity();
+  // A measuring window ended: the run completes there, with the statistics over the window.
+  const bool window_ended = pending && windowed;
+  const bool stopped = pending && !windowed;
+  if (window_ended) {
     // The clock stopped at the last event before the window's end: advance it to the end itself
     // (no event lies between), so that IPC is over exactly the window.
     if (sc_core::sc_time_stamp() < stop_at) sc_core::sc_start(stop_at - sc_core::sc_time_stamp(), sc_core::SC_RUN_TO_TIME);
     for (const Sm* sm : gpu.sms()) sm->timeline_running(sc_core::sc_time_stamp());
-    json r = collect(gpu, cfg, w);
-    r["status"] = "stopped_at";  // statistics over the window; kernels still running are not completed
-    r["host_sim_seconds"] = wall;
-    r["host_sim_cpu_seconds"] = cpu;
-    if (const SharingController* sc = gpu.block_scheduler().sharing())
-    sharing_timeline(*sc, timeline, to_ns(sc_core::sc_time_stamp()));
-  timeline.commit();
-    return r;
   }
   if (stopped && stop_at < time_limit)
     return fail(fmt::format("not finished within max_sim_time_us = {:.0f}: unfinished:{} (starvation or "
@@ -562,14 +557,14 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
                      time_limit.to_seconds(), unfinished, gpu.block_scheduler().tbs_done(),
                      gpu.block_scheduler().tbs_issued()),
          false);
-  if (!finished)
+  if (!finished && !window_ended)
     return fail(fmt::format("no progress: simulation ran out of events at {:.1f} us with {} kernel(s) waiting and {} of {} "
                      "TBs done (deadlock in the model)",
                      to_ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
                      gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()),
          false);
   json r = collect(gpu, cfg, w);
-  r["status"] = "completed";
+  r["status"] = window_ended ? "stopped_at" : "completed";  // stopped_at: kernels still running are not completed
   r["host_sim_seconds"] = wall;  // moved under "host" by run_workload
   r["host_sim_cpu_seconds"] = cpu;
   if (vcd) sc_core::sc_close_vcd_trace_file(vcd);

@@ -424,7 +424,7 @@ void Sm::report_status(SmStatusReport& out, sc_time delay) {
   out.executing_register_ns = executing_register_ns(now, resident);
   out.at_ns = to_ns(now);
   const PipelineStats& ps = pipe_.stats();
-  out.counters = {ps.warp_instructions, ps.l1_misses, pipe_.sharing_counters().mem_stall_cycles,
+  out.counters = {out.cycle, ps.warp_instructions, ps.l1_misses, pipe_.sharing_counters().mem_stall_cycles,
                   pipe_.sharing_counters().outstanding};
   out.tb_mix = tb_mix_;
   out.tbs.clear();
@@ -631,26 +631,25 @@ double Sm::executing_register_ns(const sc_time& t, const std::vector<Resident>& 
   return sum;
 }
 
+void Sm::timeline_tb(const KernelLaunch& l, uint32_t tb, uint32_t slot, const sc_time& from, const sc_time& to,
+                     bool running) const {
+  if (!timeline_ || !timeline_->enabled()) return;
+  timeline_->span(Timeline::sm_pid(id_), slot, fmt::format("{} tb{}", l.kernel->name, tb), "tb", to_ns(from), to_ns(to),
+                  fmt::format(R"({{"launch":{},"process":{}{}}})", l.id, l.process, running ? R"(,"running":true)" : ""));
+}
+
 void Sm::timeline_running(const sc_time& at) const {
   if (!timeline_ || !timeline_->enabled()) return;
-  auto span = [&](KernelLaunch* l, uint32_t tb, uint32_t slot, const sc_time& from) {
-    timeline_->span(Timeline::sm_pid(id_), slot, fmt::format("{} tb{}", l->kernel->name, tb), "tb", to_ns(from), to_ns(at),
-                    fmt::format(R"({{"launch":{},"process":{},"running":true}})", l->id, l->process));
-  };
   for (const WarpTb& w : warp_tbs_)
-    if (w.launch && !w.finished) span(w.launch, w.tb, w.alloc.slot, w.start);
+    if (w.launch && !w.finished) timeline_tb(*w.launch, w.tb, w.alloc.slot, w.start, at, true);
   for (const Resident& r : resident_tbs())
-    if (r.end > at) span(r.launch, r.tb, r.alloc.slot, r.start);
+    if (r.end > at) timeline_tb(*r.launch, r.tb, r.alloc.slot, r.start, at, true);
 }
 
 void Sm::finish(const Resident& r, uint64_t instructions, bool whole) {
   ++stats_.tbs_done;
   stopped_executing(r.alloc, r.run_start, r.end);
-  if (timeline_ && timeline_->enabled())
-    timeline_->span(Timeline::sm_pid(id_), r.alloc.slot,
-                    fmt::format("{} tb{}", r.launch->kernel->name, r.tb), "tb",
-                    to_ns(r.start), to_ns(r.end),
-                    fmt::format(R"({{"launch":{},"process":{}}})", r.launch->id, r.launch->process));
+  timeline_tb(*r.launch, r.tb, r.alloc.slot, r.start, r.end, false);
   TbCompletion c{r.launch, r.tb, id_, r.alloc.slot, r.start, r.end, instructions, whole};
   gpu_ctrl_ext ext;
   ext.command = CtrlCommand::tb_finished;

@@ -20,6 +20,7 @@
 #include "common/tb_technique.hpp"
 #include "common/timeline.hpp"
 #include "extensions/dual_kernel_tables.hpp"
+#include "extensions/sharing_counters.hpp"
 #include "extensions/ptbq.hpp"
 #include "sm/pipeline.hpp"
 #include "sm/sm_resources.hpp"
@@ -56,11 +57,9 @@ struct SmStatusReport {
   // Registers x ns held by executing TBs since the start (SPEC 4's resource utilization during
   // a preemption is its growth over the preemption's window), and the report's time.
   double executing_register_ns = 0, at_ns = 0;
-  // SPEC 5's per-SM counters, cumulative since the start (a profiling window reads differences):
-  // warp instructions, L1 misses, memory stall cycles (M) and outstanding misses summed over them (A).
-  struct Counters {
-    uint64_t instructions = 0, l1_misses = 0, mem_stall_cycles = 0, outstanding = 0;
-  } counters;
+  // SPEC 5's per-SM counters at `cycle`: warp instructions, L1 misses, memory stall cycles (M)
+  // and outstanding misses summed over them (A).
+  SmCounterReading counters;
   TbMixRegister tb_mix;  // as the SM holds it
 };
 
@@ -287,6 +286,9 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   uint64_t fault_known_at_ = ~uint64_t{0};  // pipeline cycle a taken fault becomes known
   TbMixRegister tb_mix_;  // SPEC 5: the per-kernel TB limits broadcast by the block scheduler
   uint32_t resident_tbs_of(uint32_t launch) const;  // warp-level TBs holding room here
+  // One TB's span on its slot's track (running: still resident when the run ended).
+  void timeline_tb(const KernelLaunch& l, uint32_t tb, uint32_t slot, const sc_core::sc_time& from,
+                   const sc_core::sc_time& to, bool running) const;
   bool refused_for_parked_ = false;  // a dispatch was refused to keep room for a resolved TB
   // SPEC 4: per TB slot, executed instructions, issue cycle and flush (idempotent so far) bit:
   // the table flushing reads (and `mpgpu report` sizes).

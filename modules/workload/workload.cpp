@@ -423,7 +423,7 @@ WorkloadDesc load_workload(const std::string& file,
   if (fb && w.preemption != "flush") fb->fail("flush_fallback is for preemption: flush");
   const bool per_tb = per_tb_policy(w.policy);
   if (per_tb && pre) pre->fail("policy " + w.policy + " picks switch, drain or flush per TB; preemption does not apply");
-  if ((w.policy == "warped_slicer" || w.policy == "mias") && pre)
+  if (sharing_policy(w.policy) && pre)
     pre->fail("policy " + w.policy + " changes TB mixes by letting TBs finish (no preemption in this version)");
   if (auto lc = root.opt("latency_constraint_us")) {
     if (!per_tb) lc->fail("latency_constraint_us is for policy chimera or dual_kernel");
@@ -435,7 +435,7 @@ WorkloadDesc load_workload(const std::string& file,
     w.drain_estimate_source = de->where() + ": drain_estimate";
   }
   if (auto sh = root.opt("sharing")) {  // SPEC 5: the TB-mix controller
-    if (w.policy != "warped_slicer" && w.policy != "mias")
+    if (!sharing_policy(w.policy))
       sh->fail("sharing is for policy warped_slicer or mias (policy is '" + w.policy + "')");
     if (auto m = sh->opt("model")) {
       if (w.policy != "mias") m->fail("model (the decision model) is for policy mias; warped_slicer water-fills");

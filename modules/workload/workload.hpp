@@ -93,5 +93,7 @@ WorkloadDesc load_workload(const std::string& file,
 
 // Chimera and dual-kernel (SPEC 4) choose switch, drain or flush per TB: no whole-SM mechanism.
 inline bool per_tb_policy(const std::string& policy) { return policy == "chimera" || policy == "dual_kernel"; }
+// Warped-Slicer and MIAS (SPEC 5) share every SM under TB-mix limits: no whole-SM mechanism either.
+inline bool sharing_policy(const std::string& policy) { return policy == "warped_slicer" || policy == "mias"; }
 
 }  // namespace mpgpu
