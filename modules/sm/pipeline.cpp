@@ -500,7 +500,6 @@ void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
   static constexpr uint64_t PipelineStats::*kField[] = {
       &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
       &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
-  bool memory_wait = false;
   for (uint32_t s = 0; s < schedulers_.size(); ++s) {
     if (issued >> s & 1) {
       ++stats_.issue_cycles;
@@ -511,9 +510,16 @@ void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
     const auto field = kField[std::max(st.rank, 0)];
     stats_.*field += cycles;
     if (st.kstats) st.kstats->*field += cycles;
-    memory_wait |= field == &PipelineStats::stall_raw_memory || field == &PipelineStats::stall_memory_pipe;
   }
-  if (issued || !memory_wait) return;
+  if (!issued) account_memory_stall(cycles);
+}
+
+void SmPipeline::account_memory_stall(uint64_t cycles) {
+  // MIAS's M: a cycle with no issue counts when a scheduler waits on memory (ranks as kField).
+  constexpr int kRawMemory = 2, kMemoryPipe = 4;
+  bool memory_wait = false;
+  for (const SchedulerState& st : sched_state_) memory_wait |= st.rank == kRawMemory || st.rank == kMemoryPipe;
+  if (!memory_wait) return;
   sharing_.mem_stall_cycles += cycles;
   if (l1d_.tracks_outstanding()) {
     const uint64_t before = l1d_.outstanding_integral(cycle_);  // read in time order

@@ -270,6 +270,7 @@ class SmPipeline {
   void barrier_release(TbSlot& t);
   // issued: bit s set when scheduler s issued in the cycle(s) being accounted.
   void account_stalls(uint32_t issued, uint64_t cycles);
+  void account_memory_stall(uint64_t cycles);  // no scheduler issued for `cycles` (SPEC 5's M and A)
 
   const SmParams& p_;
   MemoryPort& port_;
