@@ -5,8 +5,8 @@
 // and pop from an empty one are rejected (resp_error), leaving the queue unchanged.
 module ptbq #(
     parameter Q = 16,    // queues: one per KSRT entry
-    parameter C = 256,   // entries per queue: N_SM x T_max
-    parameter CB = 8,    // index bits: log2 C
+    parameter C = 256,   // entries per queue: N_SM x T_max (any count, not only a power of two)
+    parameter CB = 8,    // index bits: ceil(log2 C)
     parameter TBB = 32,  // TB id bits
     parameter PB = 32    // save pointer bits
 ) (
@@ -43,7 +43,7 @@ module ptbq #(
     case (req_op)
       2'd0: ;
       2'd1: if (cnt == C) err = 1; else n_count = cnt + 1'b1;
-      2'd2: if (cnt == 0) err = 1; else begin n_head = hd + 1'b1; n_count = cnt - 1'b1; end
+      2'd2: if (cnt == 0) err = 1; else begin n_head = (hd == C - 1) ? {CB{1'b0}} : hd + 1'b1; n_count = cnt - 1'b1; end
       2'd3: begin n_head = {CB{1'b0}}; n_count = {(CB+1){1'b0}}; end
     endcase
     if (!q_ok) err = 1;
@@ -53,6 +53,9 @@ module ptbq #(
   wire [CB-1:0] rd_head = err ? hd : n_head;
   wire [CB:0] rd_count = err ? cnt : n_count;
   wire push_is_head = !err && req_op == 2'd1 && cnt == 0;
+  // The tail slot: head + count, wrapped at C.
+  wire [CB:0] tail_sum = {1'b0, hd} + cnt;
+  wire [CB:0] tail = tail_sum >= C ? tail_sum - C : tail_sum;
 
   always @(posedge clk) begin
     if (rst) begin
@@ -73,8 +76,8 @@ module ptbq #(
           head[req_q] <= n_head;
           count[req_q] <= n_count;
           if (req_op == 2'd1) begin
-            tb_mem[req_q * C + ((hd + cnt[CB-1:0]) % C)] <= req_tb[TBB-1:0];
-            ptr_mem[req_q * C + ((hd + cnt[CB-1:0]) % C)] <= req_ptr[PB-1:0];
+            tb_mem[req_q * C + tail] <= req_tb[TBB-1:0];
+            ptr_mem[req_q * C + tail] <= req_ptr[PB-1:0];
           end
         end
         resp_error <= err;

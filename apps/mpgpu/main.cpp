@@ -19,6 +19,7 @@
 #include "platform/simulation.hpp"
 #include "report.hpp"
 #include "schema.hpp"
+#include "twins.hpp"
 #include "workload/trace_workload.hpp"
 
 using namespace mpgpu;
@@ -220,10 +221,9 @@ int cmd_run(const Args& a) {
   PendingOutputs pending;
   if (!a.timeline.empty()) opt.timeline_path = pending.add(a.timeline, a.timeline + ".partial");
   std::string vcd_file;
-  if (!a.vcd.empty()) {  // SystemC appends ".vcd" to the name it is given
-    const std::string base = a.vcd.size() > 4 && a.vcd.substr(a.vcd.size() - 4) == ".vcd" ? a.vcd.substr(0, a.vcd.size() - 4) : a.vcd;
-    vcd_file = base + ".vcd";
-    opt.vcd_path = pending.add(vcd_file, base + ".partial.vcd");
+  if (!a.vcd.empty()) {
+    vcd_file = a.vcd;
+    opt.vcd_path = pending.add(vcd_file, a.vcd + ".partial");
   }
   opt.jobs = a.jobs;
   opt.max_host_seconds = a.max_host_seconds;
@@ -247,8 +247,10 @@ int cmd_run(const Args& a) {
   if (!a.timeline.empty()) fmt::print("timeline: {} (open in https://ui.perfetto.dev)\n", a.timeline);
   if (stats["host"].contains("cosim"))
     for (const auto& [table, c] : stats["host"]["cosim"].items())
-      fmt::print("co-simulation: {} {} matched the core on {} operations\n", table == "smst" ? "SMST" : "victim sets",
-                 c["impl"].get<std::string>(), c["operations_checked"].get<uint64_t>());
+      fmt::print("{}: {} ({}), {} accesses in {} cycles{}\n", table, c["impl"].get<std::string>(),
+                 c["instances"].get<int>() > 1 ? fmt::format("{} instances", c["instances"].get<int>()) : "one instance",
+                 c["accesses"].get<uint64_t>(), c["cycles"].get<uint64_t>(),
+                 c["impl"] == "core" ? "" : ", every response matched the C++ core");
   if (!vcd_file.empty()) fmt::print("vcd: {} (open in GTKWave)\n", vcd_file);
   return 0;
 }
@@ -301,7 +303,7 @@ int sc_main(int argc, char** argv) {
   run->add_option("--trace", a.trace, "Accel-Sim kernelslist.g: replay its copies and kernels as one process");
   run->add_option("--out", a.out, "output directory")->capture_default_str();
   run->add_option("--timeline", a.timeline, "write a Chrome trace-event JSON timeline (Perfetto)");
-  run->add_option("--vcd", a.vcd, "trace the extension pin views in use (extensions.smst.impl) to a VCD file");
+  run->add_option("--vcd", a.vcd, "dump the pins of the extension tables swapped for pins or verilog (extensions.<table>.impl) to a VCD file");
   run->add_option("--tsp", a.tsp, "JSON {process: T_SP ns}: use these isolated times instead of simulating them");
   run->add_option("--isolated", a.isolated,
                   "simulate only this process of the workload, as its isolated run (the run T_SP is measured on)");
@@ -318,6 +320,9 @@ int sc_main(int argc, char** argv) {
   schema->add_option("--set", sa.sets, "platform override for every platform loaded (to show optional sections)");
   schema->add_option("--notes", sa.notes, "YAML of each key's unit and meaning (docs/key-notes.yaml)");
   schema->add_flag("--check", sa.check, "exit 1 when a key has no note or a note names no key");
+  std::vector<std::string> twin_platforms;
+  auto* twins = app.add_subcommand("twins", "print the Verilog twin parameter sets the platforms need (rtl/twin_params.cmake)");
+  twins->add_option("--platform", twin_platforms, "platform files")->required();
   report->add_option("--format", a.format, "table or json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));
   try {
     app.parse(argc, argv);
@@ -329,6 +334,7 @@ int sc_main(int argc, char** argv) {
     if (*validate) return cmd_validate(a);
     if (*run) return cmd_run(a);
     if (*schema) return cmd_schema(sa);
+    if (*twins) return cmd_twins(twin_platforms);
     return cmd_report(a);
   } catch (const ConfigError& e) {
     std::string what = e.what();

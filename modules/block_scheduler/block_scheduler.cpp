@@ -436,7 +436,9 @@ void BlockScheduler::run() {
       }
     }
     dirty_ = false;
-    offset_ = SC_ZERO_TIME;
+    offset_ = owed_;  // table accesses of the SMs' reports since the last round
+    owed_ = SC_ZERO_TIME;
+    in_round_ = true;
     if (sharing_) {
       if (sharing_->profiling() && now >= window_end_) end_profiling_window();
       update_sharing();
@@ -451,6 +453,7 @@ void BlockScheduler::run() {
           return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
         });
     }
+    in_round_ = false;
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
       wait(offset_);
       continue;

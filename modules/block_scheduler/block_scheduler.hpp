@@ -23,6 +23,11 @@
 #include "common/clock.hpp"
 #include "common/payload.hpp"
 #include "common/progress.hpp"
+#include "extensions/ksrt_pins.hpp"
+#include "extensions/ptbq_pins.hpp"
+#include "extensions/smst_pins.hpp"
+#include "extensions/table_link.hpp"
+#include "extensions/victim_sets_pins.hpp"
 #include "sm/sm.hpp"
 #include "workload/kernel.hpp"
 #include "workload/workload.hpp"
@@ -89,6 +94,22 @@ struct PreemptionRecord {
 
 class BlockScheduler;
 
+// The block scheduler's extension tables reached through links (extensions.<table>.impl,
+// latency_cycles); null: the core alone, its access in the driver's own cycle.
+struct BlockSchedulerLinks {
+  std::unique_ptr<TableLink<SmstBus>> smst;
+  std::unique_ptr<TableLink<KsrtBus>> ksrt;
+  std::unique_ptr<TableLink<PtbqBus>> ptbq;
+  std::vector<std::unique_ptr<TableLink<VictimSetsBus>>> victim_sets;  // per SM (dual_kernel)
+};
+template <class F>
+void for_each_link(BlockSchedulerLinks& l, F f) {
+  if (l.smst) f(*l.smst);
+  if (l.ksrt) f(*l.ksrt);
+  if (l.ptbq) f(*l.ptbq);
+  for (auto& v : l.victim_sets) f(*v);
+}
+
 // One scheduling domain of the SM-driver policies: the framework (KSRT, SMST, PTBQ, policy) over a
 // set of SMs: the whole GPU, one compute partition's SMs, or the SMs no partition lists. The
 // framework numbers its SMs 0..n-1; the domain translates them to the GPU's.
@@ -137,6 +158,11 @@ class BlockScheduler : public sc_core::sc_module {
   // Most kernels resident on one SM at once (dual-kernel: never above two).
   uint32_t peak_kernels_per_sm() const { return peak_kernels_; }
   const SharingController* sharing() const { return sharing_.get(); }  // warped_slicer, mias
+  // Every update of a linked table's core is made on its link too: the response is checked
+  // against the core, and the access's cycles beyond the first (which the driver's own step
+  // already spends: the model's timing with one-cycle tables) stall the driver.
+  void link_tables(BlockSchedulerLinks links);
+  BlockSchedulerLinks& links() { return links_; }
 
  private:
   void launch_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -170,6 +196,12 @@ class BlockScheduler : public sc_core::sc_module {
   void load_tb_mix(bool window_starts);  // broadcast, then start a profiling window if one starts
   std::vector<SmCounterReading> read_counters();
 
+  // A table access of `cycles` at the driver's current time.
+  void charge_access(uint32_t cycles);
+  uint64_t local_time_ps() const;
+  template <class Bus>
+  void access(TableLink<Bus>& link, const Bus& request, const Bus& expected, const std::string& what);
+
   BlockSchedulerParams p_;
   const SmParams& sm_;
   ClockDomain clock_;
@@ -188,6 +220,9 @@ class BlockScheduler : public sc_core::sc_module {
   sc_core::sc_event wake_;
   bool dirty_ = false;
   sc_core::sc_time offset_;  // local time of the driver within the current scheduling round
+  bool in_round_ = false;    // run() is in a round: offset_ is the driver's local time
+  sc_core::sc_time owed_;    // table access time charged outside a round (a report from an SM): the next round starts with it
+  BlockSchedulerLinks links_;
   static constexpr uint32_t kNone = ~0u;
   std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends
   std::vector<double> preempt_started_;

@@ -97,7 +97,13 @@ class SmDriver {
   // For policies.
   const Ksrt& ksrt() const { return ksrt_; }
   const Smst& smst() const { return smst_; }
-  Smst& smst_for_observer() { return smst_; }
+  const Ptbq& ptbq() const { return ptbq_; }
+  // Its owner sees every update of the tables (and makes it on their links, extensions/table_link.hpp).
+  void observe_tables(Smst::Observer smst, Ksrt::Observer ksrt, Ptbq::Observer ptbq) {
+    smst_.set_observer(std::move(smst));
+    ksrt_.set_observer(std::move(ksrt));
+    ptbq_.set_observer(std::move(ptbq));
+  }
   const ActiveQueue& active() const { return active_; }
   const DriverKernel& kernel(uint32_t k) const { return kernels_.at(k); }
   uint32_t num_sms() const { return smst_.entries(); }

@@ -40,12 +40,16 @@ std::optional<uint32_t> Ksrt::allocate(const KsrtEntry& e) {
     if (!table_[i].valid) {
       table_[i] = e;
       table_[i].valid = true;
+      notify(1, i);
       return i;
     }
   return std::nullopt;
 }
 
-void Ksrt::release(uint32_t idx) { table_.at(idx) = KsrtEntry{}; }
+void Ksrt::release(uint32_t idx) {
+  table_.at(idx) = KsrtEntry{};
+  notify(2, idx);
+}
 
 uint32_t Ksrt::occupied() const {
   uint32_t n = 0;
@@ -62,16 +66,19 @@ std::optional<uint32_t> Ksrt::find_launch(uint32_t launch_id) const {
 void Ksrt::issue_next(uint32_t idx) {
   KsrtEntry& e = table_.at(idx);
   e.next_tb = checked(e.next_tb + 1, field_bits(layout_, "next_tb"), "KSRT", "next_tb");
+  notify(3, idx);
 }
 
 void Ksrt::tb_done(uint32_t idx) {
   KsrtEntry& e = table_.at(idx);
   e.tbs_done = checked(e.tbs_done + 1, field_bits(layout_, "tbs_done"), "KSRT", "tbs_done");
+  notify(4, idx);
 }
 
 void Ksrt::set_tokens(uint32_t idx, int32_t tokens) {
   table_.at(idx).tokens =
       static_cast<int32_t>(checked_signed(tokens, field_bits(layout_, "tokens"), "KSRT", "tokens"));
+  notify(5, idx);
 }
 
 }  // namespace mpgpu

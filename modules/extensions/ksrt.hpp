@@ -2,6 +2,7 @@
 // Kernel Status Register Table (SPEC 2): one entry per active kernel, N_SM entries. An entry is
 // the KSR (grid and TB shape, per-TB resources, next TB to issue, TBs done, parameter pointer)
 // plus the context id, priority and DSS token count.
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -42,7 +43,16 @@ class Ksrt {
   void tb_done(uint32_t idx);      // tbs_done += 1
   void set_tokens(uint32_t idx, int32_t tokens);
 
+  // Called after every update with (op code of KsrtPinLogic, entry): its owner makes the same
+  // update on the table's pins (extensions/table_link.hpp).
+  using Observer = std::function<void(unsigned op, uint32_t idx)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
+
  private:
+  void notify(unsigned op, uint32_t idx) const {
+    if (observer_) observer_(op, idx);
+  }
+  Observer observer_;
   void check(const KsrtEntry& e) const;
   FieldLayout layout_;
   std::vector<KsrtEntry> table_;

@@ -1,41 +1,32 @@
 #pragma once
-// Pin view of the KSRT (SPEC 2): the C++ core behind clk/rst and request/response ports;
-// latency 1 cycle. Verilog twin: rtl/ksrt.v.
-#include <systemc>
-
+// KSRT (SPEC 2) pins and pin view: the C++ core behind the pins of its Verilog twin rtl/ksrt.v.
+// The response is the addressed (or allocated) entry after the operation.
+#include "extensions/clocked_table.hpp"
 #include "extensions/ksrt.hpp"
+#include "extensions/pin_bus.hpp"
 
 namespace mpgpu {
 
-class KsrtPins : public sc_core::sc_module {
- public:
+#define MPGPU_KSRT_IN(X)                                                                               \
+  X(req_op, 3) X(req_idx, 8) X(req_grid, 32) X(req_threads, 16) X(req_regs, 32) X(req_shm, 32) \
+  X(req_param, 64) X(req_context, 8) X(req_priority, 8) X(req_tokens, 16)
+#define MPGPU_KSRT_OUT(X)                                                                                    \
+  X(resp_idx, 8) X(resp_entry_valid, 1) X(resp_grid, 32) X(resp_threads, 16) X(resp_regs, 32) X(resp_shm, 32) \
+  X(resp_next_tb, 32) X(resp_tbs_done, 32) X(resp_param, 64) X(resp_context, 8) X(resp_priority, 8)           \
+  X(resp_tokens, 16)
+MPGPU_PIN_BUS(KsrtBus, MPGPU_KSRT_IN, MPGPU_KSRT_OUT)
+
+struct KsrtPinLogic {
   enum Op : unsigned { kRead = 0, kAllocate = 1, kRelease = 2, kIssueNext = 3, kTbDone = 4, kSetTokens = 5 };
-  static constexpr unsigned kLatencyCycles = 1;
-  template <int W>
-  using in = sc_core::sc_in<sc_dt::sc_uint<W>>;
-  template <int W>
-  using out = sc_core::sc_out<sc_dt::sc_uint<W>>;
-
-  sc_core::sc_in<bool> clk, rst, req_valid;
-  in<3> req_op;
-  in<8> req_idx, req_context, req_priority;
-  in<32> req_grid, req_regs, req_shm;
-  in<16> req_threads, req_tokens;
-  in<64> req_param;
-  sc_core::sc_out<bool> resp_valid, resp_error, resp_entry_valid;
-  out<8> resp_idx, resp_context, resp_priority;
-  out<32> resp_grid, resp_regs, resp_shm, resp_next_tb, resp_tbs_done;
-  out<16> resp_threads, resp_tokens;
-  out<64> resp_param;
-
-  KsrtPins(sc_core::sc_module_name name, const ExtensionParams& p);
-  SC_HAS_PROCESS(KsrtPins);
-  void trace(sc_core::sc_trace_file* tf) const;
-
- private:
-  void tick();
-  ExtensionParams p_;
-  Ksrt core_;
+  Ksrt core;
+  explicit KsrtPinLogic(const ExtensionParams& p) : core(p) {}
+  void apply(KsrtBus& b);
+  static void reset_outputs(KsrtBus& b) { b = KsrtBus{}; }
+  // The request that makes update `op` of entry `idx` (allocate: with the entry's fields), and the
+  // response a correct table gives after the core made it.
+  static KsrtBus request(unsigned op, uint32_t idx, const KsrtEntry& e);
+  static void respond(const KsrtEntry& e, uint32_t idx, KsrtBus& b);
 };
+using KsrtPinView = PinView<KsrtBus, KsrtPinLogic>;
 
 }  // namespace mpgpu

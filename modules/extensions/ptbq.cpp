@@ -16,6 +16,7 @@ void Ptbq::push(uint32_t k, const PtbqEntry& e) {
   checked(e.tb, field_bits(layout_, "tb"), "PTBQ", "tb");
   checked(e.save_pointer, field_bits(layout_, "save_pointer"), "PTBQ", "save_pointer");
   q.push_back(e);
+  notify(1, k, &e);
 }
 
 std::optional<PtbqEntry> Ptbq::pop(uint32_t k) {
@@ -23,6 +24,7 @@ std::optional<PtbqEntry> Ptbq::pop(uint32_t k) {
   if (q.empty()) return std::nullopt;
   PtbqEntry e = q.front();
   q.pop_front();
+  notify(2, k, nullptr);
   return e;
 }
 

@@ -3,6 +3,7 @@
 // entry is the id and context-save pointer of a preempted TB. Issue takes from here first.
 #include <boost/circular_buffer.hpp>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -31,9 +32,21 @@ class Ptbq {
     return q.empty() ? nullptr : &q.front();
   }
   size_t size(uint32_t ksrt_idx) const { return queues_.at(ksrt_idx).size(); }
-  void clear(uint32_t ksrt_idx) { queues_.at(ksrt_idx).clear(); }
+  void clear(uint32_t ksrt_idx) {
+    queues_.at(ksrt_idx).clear();
+    notify(3, ksrt_idx, nullptr);
+  }
+
+  // Called after every update with (op code of PtbqPinLogic, queue, the entry pushed): its owner
+  // makes the same update on the table's pins (extensions/table_link.hpp).
+  using Observer = std::function<void(unsigned op, uint32_t ksrt_idx, const PtbqEntry* pushed)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
 
  private:
+  void notify(unsigned op, uint32_t q, const PtbqEntry* e) const {
+    if (observer_) observer_(op, q, e);
+  }
+  Observer observer_;
   FieldLayout layout_;
   uint32_t capacity_;
   std::vector<boost::circular_buffer<PtbqEntry>> queues_;

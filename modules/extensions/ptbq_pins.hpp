@@ -1,33 +1,28 @@
 #pragma once
-// Pin view of the PTBQ (SPEC 2): the C++ core behind clk/rst and request/response ports;
-// latency 1 cycle. Verilog twin: rtl/ptbq.v.
-#include <systemc>
-
+// PTBQ (SPEC 2) pins and pin view: the C++ core behind the pins of its Verilog twin rtl/ptbq.v.
+// The response is the addressed queue's head and size after the operation.
+#include "extensions/clocked_table.hpp"
+#include "extensions/pin_bus.hpp"
 #include "extensions/ptbq.hpp"
 
 namespace mpgpu {
 
-class PtbqPins : public sc_core::sc_module {
- public:
+#define MPGPU_PTBQ_IN(X) X(req_op, 2) X(req_q, 8) X(req_tb, 32) X(req_ptr, 32)
+#define MPGPU_PTBQ_OUT(X) X(resp_empty, 1) X(resp_tb, 32) X(resp_ptr, 32) X(resp_size, 16)
+MPGPU_PIN_BUS(PtbqBus, MPGPU_PTBQ_IN, MPGPU_PTBQ_OUT)
+
+struct PtbqPinLogic {
   enum Op : unsigned { kFront = 0, kPush = 1, kPop = 2, kClear = 3 };
-  static constexpr unsigned kLatencyCycles = 1;
-
-  sc_core::sc_in<bool> clk, rst, req_valid;
-  sc_core::sc_in<sc_dt::sc_uint<2>> req_op;
-  sc_core::sc_in<sc_dt::sc_uint<8>> req_q;
-  sc_core::sc_in<sc_dt::sc_uint<32>> req_tb, req_ptr;
-  sc_core::sc_out<bool> resp_valid, resp_error, resp_empty;
-  sc_core::sc_out<sc_dt::sc_uint<32>> resp_tb, resp_ptr;
-  sc_core::sc_out<sc_dt::sc_uint<16>> resp_size;
-
-  PtbqPins(sc_core::sc_module_name name, const ExtensionParams& p);
-  SC_HAS_PROCESS(PtbqPins);
-  void trace(sc_core::sc_trace_file* tf) const;
-
- private:
-  void tick();
-  ExtensionParams p_;
-  Ptbq core_;
+  Ptbq core;
+  explicit PtbqPinLogic(const ExtensionParams& p) : core(p) {}
+  void apply(PtbqBus& b);
+  static void reset_outputs(PtbqBus& b) {
+    b = PtbqBus{};
+    b.resp_empty = 1;
+  }
+  // The response a correct table gives for queue q as the core now holds it.
+  static void respond(const Ptbq& core, uint32_t q, PtbqBus& b);
 };
+using PtbqPinView = PinView<PtbqBus, PtbqPinLogic>;
 
 }  // namespace mpgpu

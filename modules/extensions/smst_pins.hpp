@@ -1,34 +1,26 @@
 #pragma once
-// Pin view of the SMST (DESIGN, Extensions): the C++ core behind clk/rst and request/response
-// ports, one request per cycle, registered response (latency 1 cycle). Its Verilog twin is
-// rtl/smst.v with the same ports; VCD-traceable.
-#include <systemc>
-
+// SMST (SPEC 2) pins and pin view: the C++ core behind the pins of its Verilog twin rtl/smst.v.
+// The response is the addressed entry after the operation and the first idle SM.
+#include "extensions/clocked_table.hpp"
+#include "extensions/pin_bus.hpp"
 #include "extensions/smst.hpp"
 
 namespace mpgpu {
 
-class SmstPins : public sc_core::sc_module {
- public:
+#define MPGPU_SMST_IN(X) X(req_op, 3) X(req_sm, 8) X(req_arg, 8)
+#define MPGPU_SMST_OUT(X) \
+  X(resp_state, 2) X(resp_running, 8) X(resp_next, 8) X(resp_tbs, 8) X(resp_has_idle, 1) X(resp_idle, 8)
+MPGPU_PIN_BUS(SmstBus, MPGPU_SMST_IN, MPGPU_SMST_OUT)
+
+struct SmstPinLogic {
   enum Op : unsigned { kRead = 0, kSetRunning = 1, kReserve = 2, kSetIdle = 3, kTbStarted = 4, kTbLeft = 5 };
-  static constexpr unsigned kLatencyCycles = 1;
-
-  sc_core::sc_in<bool> clk, rst, req_valid;
-  sc_core::sc_in<sc_dt::sc_uint<3>> req_op;
-  sc_core::sc_in<sc_dt::sc_uint<8>> req_sm, req_arg;
-  sc_core::sc_out<bool> resp_valid, resp_error, resp_has_idle;
-  sc_core::sc_out<sc_dt::sc_uint<2>> resp_state;
-  sc_core::sc_out<sc_dt::sc_uint<8>> resp_running, resp_next, resp_tbs, resp_idle;
-
-  SmstPins(sc_core::sc_module_name name, const ExtensionParams& p);
-  SC_HAS_PROCESS(SmstPins);
-  void trace(sc_core::sc_trace_file* tf) const;
-  const Smst& core() const { return core_; }
-
- private:
-  void tick();
-  ExtensionParams p_;
-  Smst core_;
+  Smst core;
+  explicit SmstPinLogic(const ExtensionParams& p) : core(p) {}
+  void apply(SmstBus& b);
+  static void reset_outputs(SmstBus& b) { b = SmstBus{}; }
+  // The response a correct table gives to the update (op, sm, arg) the core just made.
+  static SmstBus expected(const Smst& core, unsigned op, uint32_t sm, uint32_t arg);
 };
+using SmstPinView = PinView<SmstBus, SmstPinLogic>;
 
 }  // namespace mpgpu

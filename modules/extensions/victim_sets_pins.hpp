@@ -1,34 +1,24 @@
 #pragma once
-// Pin view of the candidate victim sets (SPEC 4): the C++ core behind clk/rst and request/
-// response ports; latency 1 cycle. Verilog twin: rtl/victim_sets.v.
-#include <systemc>
-
+// Candidate victim sets (SPEC 4) pins and pin view: the C++ core behind the pins of its Verilog
+// twin rtl/victim_sets.v. The response is the addressed row after the operation and the first
+// position whose set is empty (free to allocate).
+#include "extensions/clocked_table.hpp"
+#include "extensions/pin_bus.hpp"
 #include "extensions/victim_sets.hpp"
 
 namespace mpgpu {
 
-class VictimSetsPins : public sc_core::sc_module {
- public:
-  using Op = CandidateVictimSets::Op;
-  static constexpr Op kRead = CandidateVictimSets::kRead, kSet = CandidateVictimSets::kSet,
-                      kClearTb = CandidateVictimSets::kClearTb, kClearRow = CandidateVictimSets::kClearRow;
-  static constexpr unsigned kLatencyCycles = 1;
+#define MPGPU_VICTIM_SETS_IN(X) X(req_op, 2) X(req_pos, 8) X(req_slot, 8)
+#define MPGPU_VICTIM_SETS_OUT(X) X(resp_row, 64) X(resp_has_free, 1) X(resp_free, 8)
+MPGPU_PIN_BUS(VictimSetsBus, MPGPU_VICTIM_SETS_IN, MPGPU_VICTIM_SETS_OUT)
 
-  sc_core::sc_in<bool> clk, rst, req_valid;
-  sc_core::sc_in<sc_dt::sc_uint<2>> req_op;
-  sc_core::sc_in<sc_dt::sc_uint<8>> req_pos, req_slot;
-  sc_core::sc_out<bool> resp_valid, resp_error, resp_has_free;
-  sc_core::sc_out<sc_dt::sc_uint<64>> resp_row;
-  sc_core::sc_out<sc_dt::sc_uint<8>> resp_free;
-
-  VictimSetsPins(sc_core::sc_module_name name, const DualKernelParams& p);
-  SC_HAS_PROCESS(VictimSetsPins);
-  void trace(sc_core::sc_trace_file* tf) const;
-
- private:
-  void tick();
-  DualKernelParams p_;
-  CandidateVictimSets core_;
+struct VictimSetsPinLogic {
+  CandidateVictimSets core;
+  explicit VictimSetsPinLogic(const DualKernelParams& p) : core(p) {}
+  void apply(VictimSetsBus& b);
+  static void reset_outputs(VictimSetsBus& b) { b = VictimSetsBus{}; }
+  static void respond(const CandidateVictimSets& core, uint32_t pos, VictimSetsBus& b);
 };
+using VictimSetsPinView = PinView<VictimSetsBus, VictimSetsPinLogic>;
 
 }  // namespace mpgpu

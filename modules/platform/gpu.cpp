@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "platform/registry.hpp"
+#include "platform/table_links.hpp"
 
 namespace mpgpu {
 
@@ -48,24 +49,19 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
   fill_->mem_out.bind(xbar_->mem_in);  // the walkers' PTE reads: the crossbar's last input port
   for (uint32_t i = 0; i < cfg.dram.channels; ++i)
     mcs_.push_back(make<MemoryController>(ModuleRole::dram, cfg.dram_kind, "mc" + std::to_string(i), i));
-  // A pin view or Verilog twin shadowing the SM driver's SMST (extensions.smst.impl).
-  if (cfg.extensions.smst_impl != "core" && bs_->driver()) {
-    smst_shadow_ = std::make_unique<SmstShadow>(
-        "smst_shadow", extension_params(cfg.sm, cfg.block_scheduler), cfg.extensions.smst_impl == "verilog" ? SmstShadow::Impl::verilog : SmstShadow::Impl::pins);
-    smst_shadow_->attach(bs_->driver()->smst_for_observer());
+  // The block scheduler's extension tables through their links (extensions.<table>): the SM
+  // driver's KSRT, SMST and PTBQ (one scheduling domain), the victim sets of each SM (dual_kernel).
+  BlockSchedulerLinks links;
+  if (bs_->driver()) {
+    const ExtensionParams e = extension_params(cfg.sm, cfg.block_scheduler);
+    links.smst = make_smst_link(cfg, e);
+    links.ksrt = make_ksrt_link(cfg, e);
+    links.ptbq = make_ptbq_link(cfg, e);
   }
-  // Each SM's candidate victim sets shadowed by their pin view or Verilog twin (dual_kernel).
-  if (cfg.extensions.victim_sets_impl != "core" && w.policy == "dual_kernel")
-    if (PreemptionProcessor* proc = bs_->preemption_processor()) {
-      const auto impl = cfg.extensions.victim_sets_impl == "verilog" ? VictimSetsShadow::Impl::verilog
-                                                                     : VictimSetsShadow::Impl::pins;
-      for (uint32_t i = 0; i < cfg.sm.count; ++i)
-        victim_shadows_.push_back(
-            std::make_unique<VictimSetsShadow>(("victim_sets_shadow" + std::to_string(i)).c_str(), cfg.sm.dual_kernel, impl));
-      proc->observe_victim_sets([this](uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
-        victim_shadows_.at(sm)->observe(op, pos, slot, after);
-      });
-    }
+  if (w.policy == "dual_kernel" && bs_->preemption_processor())
+    for (uint32_t i = 0; i < cfg.sm.count; ++i)
+      if (auto l = make_victim_sets_link(cfg, cfg.sm.dual_kernel, "victim_sets" + std::to_string(i))) links.victim_sets.push_back(std::move(l));
+  bs_->link_tables(std::move(links));
   // Sub-partitions: consecutive slices share one memory controller.
   const uint32_t per_channel = cfg.l2.slices / cfg.dram.channels;
   for (uint32_t i = 0; i < cfg.l2.slices; ++i) {

@@ -17,8 +17,6 @@
 #include "noc/crossbar.hpp"
 #include "platform/platform_config.hpp"
 #include "platform/registry.hpp"
-#include "platform/smst_shadow.hpp"
-#include "platform/victim_sets_shadow.hpp"
 #include "sm/sm.hpp"
 #include "workload/workload.hpp"
 
@@ -48,9 +46,6 @@ class Gpu : public sc_core::sc_module {
   const std::vector<MemoryController*>& memory_controllers() const { return mcs_; }
   FillUnit& fill_unit() { return *fill_; }
   const PlatformConfig& config() const { return cfg_; }
-  SmstShadow* smst_shadow() { return smst_shadow_.get(); }
-  // Per SM (extensions.victim_sets.impl under dual_kernel); empty otherwise.
-  const std::vector<std::unique_ptr<VictimSetsShadow>>& victim_sets_shadows() const { return victim_shadows_; }
   const MemoryManager& memory() const { return *memory_; }
   // The first kernel abort (an access the fill unit could not translate): the run stopped there.
   const std::optional<KernelAbort>& abort() const { return abort_; }
@@ -71,8 +66,6 @@ class Gpu : public sc_core::sc_module {
   std::vector<L2Slice*> l2_;
   std::vector<MemoryController*> mcs_;
   FillUnit* fill_;
-  std::unique_ptr<SmstShadow> smst_shadow_;
-  std::vector<std::unique_ptr<VictimSetsShadow>> victim_shadows_;
   std::optional<KernelAbort> abort_;
 };
 

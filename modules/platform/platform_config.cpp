@@ -9,8 +9,7 @@
 
 #include "common/error.hpp"
 #include "platform/registry.hpp"
-#include "platform/smst_shadow.hpp"
-#include "platform/victim_sets_shadow.hpp"
+#include "platform/table_links.hpp"
 
 namespace mpgpu {
 
@@ -369,27 +368,14 @@ PlatformConfig load_platform(const std::string& file,
 
   read_fill_unit(root, c);
 
-  std::optional<ConfigNode> victim_impl;  // extensions.victim_sets.impl, checked once K and P are known
+  std::map<std::string, ConfigNode> link_nodes;  // extensions.<table>, checked once the widths are known
   if (auto ex = root.opt("extensions")) {
     c.extensions.operand_log_bytes = ex->opt_int("operand_log_bytes", 8192, 256, 1 << 24);
     c.extensions.replay_queue_entries = ex->opt_int("replay_queue_entries", 0, 0, 1 << 16);
     // SPEC 4's allocation-position table has 64 entries (16-bit offsets x 64).
     c.extensions.dual_kernel_positions = ex->opt_int("dual_kernel_positions", 0, 0, 64);
-    if (auto sm = ex->opt("smst")) {
-      auto impl = sm->req("impl");
-      c.extensions.smst_impl = impl.as_enum({"core", "pins", "verilog"});
-      sm->finish();
-      if (c.extensions.smst_impl == "verilog" && !SmstShadow::twin_fits(extension_params(c.sm, c.block_scheduler)))
-        impl.fail("the verilated SMST twin is built for " + std::to_string(RTL_SMST_N) + " SMs and " +
-                  std::to_string(RTL_SMST_TBB) + "-bit TB counts (rtl/smst.v parameters in CMakeLists.txt); this "
-                  "platform has " + std::to_string(c.sm.count) + " SMs and " +
-                  std::to_string(c.sm.max_tbs) + " TBs per SM");
-    }
-    if (auto vs = ex->opt("victim_sets")) {
-      victim_impl = vs->req("impl");
-      c.extensions.victim_sets_impl = victim_impl->as_enum({"core", "pins", "verilog"});
-      vs->finish();
-    }
+    for (const char* table : kLinkedTables)
+      if (auto t = ex->opt(table)) link_nodes.emplace(table, read_table_link(*t, c.extensions.links[table]));
     ex->finish();
   }
   size_fault_tables(root, c);
@@ -397,11 +383,7 @@ PlatformConfig load_platform(const std::string& file,
   dk.positions = c.extensions.dual_kernel_positions ? c.extensions.dual_kernel_positions : c.sm.max_tbs;
   dk.tb_slots = c.sm.max_tbs;
   dk.offset_bits = bits_for(std::max(c.sm.registers, c.sm.largest_shared_mem()));
-  if (c.extensions.victim_sets_impl == "verilog" && !VictimSetsShadow::twin_fits(dk))
-    victim_impl->fail("the verilated victim-set twin holds " + std::to_string(RTL_VICTIM_SETS_K) + " positions x " +
-                      std::to_string(RTL_VICTIM_SETS_P) + " TB slots (rtl/victim_sets.v parameters in CMakeLists.txt); "
-                      "this platform has " + std::to_string(dk.positions) + " positions (extensions.dual_kernel_positions) "
-                      "and " + std::to_string(dk.tb_slots) + " TB slots per SM");
+  check_twins(c, link_nodes);
   auto mech = root.req("mechanisms");
   auto strings = [&](const std::string& key, const std::vector<std::string>& allowed) {
     std::vector<std::string> out;

@@ -1,11 +1,13 @@
 #pragma once
 // A GPU platform as elaborated from YAML: every block's parameters, validated.
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "extensions/table_link.hpp"
 #include "block_scheduler/block_scheduler.hpp"
 #include "common/address_map.hpp"
 #include "common/config_node.hpp"
@@ -22,13 +24,23 @@ struct ClocksMhz {
   double core = 1000, icnt = 1000, l2 = 1000, dram = 1000;
 };
 
+// `extensions.<table>`: which implementation the owner reaches, and its access latency.
+struct TableLinkConfig {
+  ExtensionImpl impl = ExtensionImpl::core;
+  uint32_t latency_cycles = 1;  // core and pins; a twin's comes from its RTL
+  std::string rtl;              // verilog: the RTL module (default: the table's own twin, rtl/<table>.v)
+};
+inline const char* const kLinkedTables[] = {"smst", "ksrt", "ptbq", "victim_sets"};
+
 // Sizes of the per-SM extensions that are design choices rather than derived (SPEC 3, 4).
 struct ExtensionSizes {
   uint32_t operand_log_bytes = 8192;   // SPEC 3: 8 KB is the smallest explored
   uint32_t replay_queue_entries = 0;   // 0: two per warp
   uint32_t dual_kernel_positions = 0;  // 0: T_max
-  std::string smst_impl = "core";      // core | pins | verilog: what shadows the SM driver's SMST
-  std::string victim_sets_impl = "core";  // core | pins | verilog: what shadows each SM's victim sets
+  // The tables their owner reaches through a TableLink (extensions/table_link.hpp), by name:
+  // smst, ksrt, ptbq (block scheduler), victim_sets (its preemption processor, per SM).
+  std::map<std::string, TableLinkConfig> links;
+  const TableLinkConfig& link(const std::string& table) const;
 };
 
 struct Mechanisms {

@@ -10,12 +10,14 @@
 #include <cstdio>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "common/host_memory.hpp"
 #include "common/metrics.hpp"
+#include "common/vcd_writer.hpp"
 #include "block_scheduler/block_scheduler.hpp"
 #include "extensions/ksrt.hpp"
 #include "platform/gpu.hpp"
@@ -37,10 +39,11 @@ void resolve_partitions(const PlatformConfig& cfg, WorkloadDesc& w) {
       if (p.thread_limit < 1.0)
         throw ConfigError(p.source + ": partition '" + p.name + "': thread_limit (an MPS-style share of each SM) needs "
                           "policy fcfs; policy '" + w.policy + "' (" + w.policy_source + ") gives whole SMs to one kernel");
-    if (cfg.extensions.smst_impl != "core")
-      throw ConfigError(w.partitions[0].source + ": partitions under policy '" + w.policy + "' keep one SMST per "
-                        "partition; extensions.smst.impl '" + cfg.extensions.smst_impl + "' (" + cfg.file +
-                        ") shadows a single one: use impl core");
+    for (const char* t : {"smst", "ksrt", "ptbq"})
+      if (cfg.extensions.link(t).impl != ExtensionImpl::core || cfg.extensions.link(t).latency_cycles != 1)
+        throw ConfigError(w.partitions[0].source + ": partitions under policy '" + w.policy + "' keep one " + t +
+                          " per partition; extensions." + t + " (" + cfg.file + ") links a single one: use impl "
+                          "core with latency_cycles 1");
   }
   const std::vector<uint64_t> colours = page_colours(cfg);
   std::vector<bool> claimed(cfg.sm.count, false);
@@ -491,18 +494,16 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   auto fail = [](const std::string& msg, bool config) {
     return json{{"error", msg}, {"kind", config ? "config" : "sim"}};
   };
-  sc_core::sc_trace_file* vcd = nullptr;
+  BlockSchedulerLinks& links = gpu.block_scheduler().links();
+  std::optional<VcdWriter> vcd;
   if (!req.vcd_path.empty()) {
-    if (!gpu.smst_shadow() && gpu.victim_sets_shadows().empty())
-      return fail("--vcd: no pin view in use (set extensions.smst.impl: pins or verilog "
-           "in the platform, with a policy of the scheduling framework, or extensions.victim_sets.impl "
-           "with policy dual_kernel)", true);
-    std::string base = req.vcd_path;
-    if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
-    vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
-    vcd->delta_cycles(true);  // the shadowed pins are clocked in delta cycles
-    if (gpu.smst_shadow()) gpu.smst_shadow()->trace(vcd);
-    for (const auto& v : gpu.victim_sets_shadows()) v->trace(vcd);
+    vcd.emplace();
+    const uint64_t period_ps = static_cast<uint64_t>(1e6 / cfg.clocks.core + 0.5);  // the block scheduler's clock
+    for_each_link(links, [&](auto& l) { l.trace(*vcd, period_ps); });
+    if (vcd->empty())
+      return fail("--vcd: no pin view or Verilog twin in use (set extensions.<table>.impl: pins or verilog for smst, "
+                  "ksrt or ptbq with a policy of the scheduling framework, or for victim_sets with policy dual_kernel)",
+                  true);
   }
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_seconds();
@@ -567,21 +568,17 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   r["status"] = window_ended ? "stopped_at" : "completed";  // stopped_at: kernels still running are not completed
   r["host_sim_seconds"] = wall;  // moved under "host" by run_workload
   r["host_sim_cpu_seconds"] = cpu;
-  if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
-  if (SmstShadow* s = gpu.smst_shadow()) {
-    if (!s->first_mismatch().empty()) return fail(s->first_mismatch(), false);
-    r["cosim"]["smst"] = {{"impl", s->impl() == SmstShadow::Impl::verilog ? "verilog" : "pins"},
-                          {"operations_checked", s->checked()}};
-  }
-  if (!gpu.victim_sets_shadows().empty()) {
-    uint64_t checked = 0;
-    for (const auto& v : gpu.victim_sets_shadows()) {
-      if (!v->first_mismatch().empty()) return fail(v->first_mismatch(), false);
-      checked += v->checked();
-    }
-    r["cosim"]["victim_sets"] = {{"impl", cfg.extensions.victim_sets_impl}, {"shadows", gpu.victim_sets_shadows().size()},
-                                 {"operations_checked", checked}};
-  }
+  if (vcd) vcd->write(req.vcd_path);
+  for_each_link(links, [&](auto& l) {
+    // Per table (the victim sets of every SM together): what its owner accessed, in cycles.
+    std::string table = l.name();
+    while (!table.empty() && isdigit(static_cast<unsigned char>(table.back()))) table.pop_back();
+    json& c = r["cosim"][table];
+    c["impl"] = impl_name(l.impl());
+    c["instances"] = c.value("instances", 0) + 1;
+    c["accesses"] = c.value("accesses", uint64_t{0}) + l.accesses();
+    c["cycles"] = c.value("cycles", uint64_t{0}) + l.cycles();
+  });
   if (const SharingController* sc = gpu.block_scheduler().sharing())
     sharing_timeline(*sc, timeline, to_ns(sc_core::sc_time_stamp()));
   timeline.commit();

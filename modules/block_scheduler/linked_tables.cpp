@@ -1,0 +1,74 @@
+// The block scheduler's extension tables through their links (extensions/table_link.hpp): each
+// update of a core is made on the link, the response compared with the core, the latency charged.
+#include <fmt/format.h>
+
+#include "block_scheduler/block_scheduler.hpp"
+
+namespace mpgpu {
+
+uint64_t BlockScheduler::local_time_ps() const {
+  const sc_core::sc_time t = sc_core::sc_time_stamp() + (in_round_ ? offset_ : owed_);
+  return static_cast<uint64_t>(t.to_seconds() * 1e12 + 0.5);
+}
+
+void BlockScheduler::charge_access(uint32_t cycles) {
+  if (cycles <= 1) return;  // the first cycle is the driver's own
+  const sc_core::sc_time t = clock_.cycles(double(cycles - 1));
+  (in_round_ ? offset_ : owed_) += t;
+}
+
+template <class Bus>
+void BlockScheduler::access(TableLink<Bus>& link, const Bus& request, const Bus& expected, const std::string& what) {
+  const uint32_t cycles = link.access(request, local_time_ps());
+  if (link.impl() != ExtensionImpl::core)
+    if (const std::string diff = output_differences(link.pins(), expected); !diff.empty())
+      throw SimError(fmt::format("{} ({}) differs from the C++ core after {} at {} ps: {}", link.name(),
+                                 impl_name(link.impl()), what, local_time_ps(), diff));
+  charge_access(cycles);
+}
+
+void BlockScheduler::link_tables(BlockSchedulerLinks links) {
+  links_ = std::move(links);
+  if (SmDriver* d = driver()) {
+    Smst::Observer smst;
+    Ksrt::Observer ksrt;
+    Ptbq::Observer ptbq;
+    if (links_.smst)
+      smst = [this, d](unsigned op, uint32_t sm, uint32_t arg) {
+        SmstBus rq;
+        rq.req_op = op, rq.req_sm = sm, rq.req_arg = arg;
+        access(*links_.smst, rq, SmstPinLogic::expected(d->smst(), op, sm, arg),
+               fmt::format("op {} on SM {} (arg {})", op, sm, arg));
+      };
+    if (links_.ksrt)
+      ksrt = [this, d](unsigned op, uint32_t idx) {
+        const KsrtEntry& e = d->ksrt().at(idx);
+        KsrtBus rq = KsrtPinLogic::request(op, idx, e);
+        if (op == KsrtPinLogic::kAllocate) rq.req_idx = 0;  // the table picks the entry
+        KsrtBus want = rq;
+        KsrtPinLogic::respond(e, idx, want);
+        access(*links_.ksrt, rq, want, fmt::format("op {} on entry {}", op, idx));
+      };
+    if (links_.ptbq)
+      ptbq = [this, d](unsigned op, uint32_t q, const PtbqEntry* pushed) {
+        PtbqBus rq;
+        rq.req_op = op, rq.req_q = q;
+        if (pushed) rq.req_tb = pushed->tb, rq.req_ptr = pushed->save_pointer;
+        PtbqBus want = rq;
+        PtbqPinLogic::respond(d->ptbq(), q, want);
+        access(*links_.ptbq, rq, want, fmt::format("op {} on queue {}", op, q));
+      };
+    d->observe_tables(std::move(smst), std::move(ksrt), std::move(ptbq));
+  }
+  if (processor_ && !links_.victim_sets.empty())
+    processor_->observe_victim_sets(
+        [this](uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
+          VictimSetsBus rq;
+          rq.req_op = op, rq.req_pos = pos, rq.req_slot = slot;
+          VictimSetsBus want = rq;
+          VictimSetsPinLogic::respond(after, pos, want);
+          access(*links_.victim_sets.at(sm), rq, want, fmt::format("op {} (position {}, slot {})", op, pos, slot));
+        });
+}
+
+}  // namespace mpgpu
