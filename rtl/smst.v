@@ -93,10 +93,12 @@ module smst #(
           tbs[req_sm[SMB-1:0]] <= n_tbs;
         end
         resp_error <= err;
-        resp_state <= err ? c_state : n_state;
-        resp_running <= {{(8-KB){1'b0}}, err ? running[req_sm[SMB-1:0]] : n_running};
-        resp_next <= {{(8-KB){1'b0}}, err ? nxt[req_sm[SMB-1:0]] : n_next};
-        resp_tbs <= {{(8-TBB){1'b0}}, err ? c_tbs : n_tbs};
+        if (in_range) begin  // an SM outside the table: its entry outputs hold
+          resp_state <= err ? c_state : n_state;
+          resp_running <= {{(8-KB){1'b0}}, err ? running[req_sm[SMB-1:0]] : n_running};
+          resp_next <= {{(8-KB){1'b0}}, err ? nxt[req_sm[SMB-1:0]] : n_next};
+          resp_tbs <= {{(8-TBB){1'b0}}, err ? c_tbs : n_tbs};
+        end
         resp_has_idle <= found;
         resp_idle <= idle;
       end

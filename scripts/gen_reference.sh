@@ -10,7 +10,8 @@ workloads=(configs/default.yaml configs/parboil/parboil.yaml configs/warp/comput
            configs/warp/memory_bound.yaml configs/examples/every_key.yaml configs/examples/flush_preemption.yaml
            configs/examples/dual_kernel_preemption.yaml configs/examples/mias_sharing.yaml)
 # Optional platform sections no bundled platform sets, so that their keys are read too.
-sets=(--set sm.preemption.drain_cycles=100 --set extensions.smst.impl=core --set extensions.victim_sets.impl=core)
+sets=(--set sm.preemption.drain_cycles=100 --set extensions.smst.impl=core --set extensions.smst.latency_cycles=1
+      --set extensions.ksrt.impl=core --set extensions.ptbq.impl=core --set extensions.victim_sets.impl=core)
 run() { "$bin" schema --platform platforms/*.yaml "${sets[@]}" --workload "${workloads[@]}" --notes docs/key-notes.yaml "$@"; }
 if [[ "${1:-}" == "--check" ]]; then
   tmp=$(mktemp)

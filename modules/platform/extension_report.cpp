@@ -10,6 +10,7 @@
 #include "extensions/replay_queue.hpp"
 #include "extensions/smst.hpp"
 #include "extensions/victim_sets.hpp"
+#include "platform/table_links.hpp"
 
 namespace mpgpu {
 
@@ -32,7 +33,21 @@ json row(const std::string& name, const std::string& spec, bool per_sm, uint64_t
           {"bytes_per_sm", per_sm ? bytes : bytes / n_sm},
           {"bytes_total", per_sm ? bytes * n_sm : bytes},
           {"latency_cycles", latency},
+          {"impl", "core"},
+          {"latency_from", "fixed: one cycle (no link yet)"},
           {"note", note}};
+}
+
+// A table its owner reaches through a link: the latency as configured (core), or counted on the
+// pins of the pin view or the Verilog twin for one read (of entry 0, just after reset).
+json linked(json r, const PlatformConfig& c, const std::string& table) {
+  const TableLinkConfig& l = c.extensions.link(table);
+  r["impl"] = impl_name(l.impl);
+  r["latency_cycles"] = measured_latency(c, table);
+  r["latency_from"] = l.impl == ExtensionImpl::core ? "configured (extensions." + table + ".latency_cycles)"
+                      : l.impl == ExtensionImpl::pins ? std::string("counted on the pin view's pins")
+                                                      : "counted on the pins of twin " + (l.rtl.empty() ? table : l.rtl);
+  return r;
 }
 
 }  // namespace
@@ -56,12 +71,13 @@ json extension_report(const PlatformConfig& c) {
   rows.push_back(row("command_buffers", "SPEC 2", false, e.max_contexts, CommandBuffers::layout(e), n, 1,
                      "one kernel-launch command per context"));
   rows.push_back(row("active_queue", "SPEC 2", false, n, ActiveQueue::layout(e), n, 1, "KSRT indices, N_SM entries"));
-  rows.push_back(row("ksrt", "SPEC 2", false, n, Ksrt::layout(e), n, 1,
-                     fmt::format("policy search walks it serially: {} cycles", search)));
-  rows.push_back(row("smst", "SPEC 2", false, n, Smst::layout(e), n, 1,
-                     fmt::format("policy search walks it serially: {} cycles", search)));
-  rows.push_back(row("ptbq", "SPEC 2", false, uint64_t{n} * n * c.sm.max_tbs, Ptbq::layout(e), n, 1,
-                     fmt::format("{} queues (one per KSRT entry) of N_SM x T_max = {} entries", n, n * c.sm.max_tbs)));
+  rows.push_back(linked(row("ksrt", "SPEC 2", false, n, Ksrt::layout(e), n, 1,
+                            fmt::format("policy search walks it serially: {} cycles", search)), c, "ksrt"));
+  rows.push_back(linked(row("smst", "SPEC 2", false, n, Smst::layout(e), n, 1,
+                            fmt::format("policy search walks it serially: {} cycles", search)), c, "smst"));
+  rows.push_back(linked(row("ptbq", "SPEC 2", false, uint64_t{n} * n * c.sm.max_tbs, Ptbq::layout(e), n, 1,
+                            fmt::format("{} queues (one per KSRT entry) of N_SM x T_max = {} entries", n, n * c.sm.max_tbs)),
+                        c, "ptbq"));
   const ReplayQueueParams& rq = c.sm.replay_queue;  // what the pipeline runs with
   rows.push_back(row("replay_queue", "SPEC 3", true, rq.entries, ReplayQueue::layout(rq), n, 1,
                      "in-flight global memory instructions; holds no data"));
@@ -69,8 +85,9 @@ json extension_report(const PlatformConfig& c) {
   rows.push_back(row("operand_log", "SPEC 3", true, ol.entries(), OperandLog::layout(ol), n, 1,
                      fmt::format("{} B of operands, split evenly among resident TBs; load 1 entry, store 2", ol.bytes)));
   const DualKernelParams& dk = c.sm.dual_kernel;  // what the SMs run with
-  rows.push_back(row("candidate_victim_sets", "SPEC 4", true, dk.positions, CandidateVictimSets::layout(dk), n, 1,
-                     "K x P bitset; a preempted TB's bit is cleared in every candidate in one cycle"));
+  rows.push_back(linked(row("candidate_victim_sets", "SPEC 4", true, dk.positions, CandidateVictimSets::layout(dk), n, 1,
+                            "K x P bitset; a preempted TB's bit is cleared in every candidate in one cycle"),
+                        c, "victim_sets"));
   rows.push_back(row("allocation_positions", "SPEC 4", true, dk.positions, allocation_positions_layout(dk), n, 1,
                      "register-file and shared-memory offset of each predetermined position"));
   rows.push_back(row("running_tb_status", "SPEC 4", true, c.sm.max_tbs, running_tb_status_layout(dk), n, 1,
@@ -97,16 +114,18 @@ json extension_report(const PlatformConfig& c) {
 
 void print_extension_table(const json& r) {
   fmt::print("hardware extensions on platform {}\n", r["platform"].get<std::string>());
-  fmt::print("{:<30} {:<6} {:<4} {:>8} {:>9} {:>12} {:>12} {:>4}  fields (bits)\n", "extension", "spec", "per", "entries",
-             "bits/ent", "B per SM", "B total", "lat");
+  fmt::print("{:<30} {:<6} {:<4} {:>8} {:>9} {:>12} {:>12} {:>4} {:<7}  fields (bits)\n", "extension", "spec", "per",
+             "entries", "bits/ent", "B per SM", "B total", "lat", "impl");
   for (const auto& x : r["extensions"]) {
     std::string fields;
     for (const auto& f : x["fields"]) fields += fmt::format("{}{}:{}", fields.empty() ? "" : " ", f["name"].get<std::string>(), f["bits"].get<int>());
-    fmt::print("{:<30} {:<6} {:<4} {:>8} {:>9} {:>12.1f} {:>12.0f} {:>4}  {}\n", x["name"].get<std::string>(),
+    fmt::print("{:<30} {:<6} {:<4} {:>8} {:>9} {:>12.1f} {:>12.0f} {:>4} {:<7}  {}\n", x["name"].get<std::string>(),
                x["spec"].get<std::string>(), x["scope"].get<std::string>(), x["entries"].get<uint64_t>(),
                x["bits_per_entry"].get<int>(), x["bytes_per_sm"].get<double>(), x["bytes_total"].get<double>(),
-               x["latency_cycles"].get<int>(), fields);
+               x["latency_cycles"].get<int>(), x["impl"].get<std::string>(), fields);
   }
+  fmt::print("lat: access latency in cycles, as configured (core) or counted on the pins of the pin view or Verilog twin "
+             "(extensions.<table>.impl); the owner's step includes one cycle, each further cycle stalls it\n");
   const auto& p = r["parameters"];
   fmt::print("SM pipeline fault organization: {} (sm.fault_organization); under replay_queue / operand_log it runs "
              "on the replay queue and operand log above ({} log entries per TB with {} TBs resident)\n",

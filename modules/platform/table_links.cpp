@@ -5,18 +5,13 @@
 namespace mpgpu {
 
 ConfigNode read_table_link(const ConfigNode& n, TableLinkConfig& out) {
-  const std::string impl = n.opt_str("impl", "core");
-  if (auto i = n.opt("impl")) i->as_enum({"core", "pins", "verilog"});
+  const std::string impl = n.opt_enum("impl", "core", {"core", "pins", "verilog"});
   out.impl = impl == "pins" ? ExtensionImpl::pins : impl == "verilog" ? ExtensionImpl::verilog : ExtensionImpl::core;
-  if (auto l = n.opt("latency_cycles")) {
-    if (out.impl == ExtensionImpl::verilog)
-      l->fail("a Verilog twin's latency is its RTL's, counted on its pins; latency_cycles sets core and pins");
-    out.latency_cycles = static_cast<uint32_t>(l->as_int(1, 1 << 16));
-  }
-  if (auto r = n.opt("rtl")) {
-    if (out.impl != ExtensionImpl::verilog) r->fail("names the RTL module of impl: verilog");
-    out.rtl = r->as_str();
-  }
+  out.latency_cycles = static_cast<uint32_t>(n.opt_int("latency_cycles", 1, 1, 1 << 16));
+  if (n.has("latency_cycles") && out.impl == ExtensionImpl::verilog)
+    n.req("latency_cycles").fail("a Verilog twin's latency is its RTL's, counted on its pins; latency_cycles sets core and pins");
+  out.rtl = n.opt_str("rtl", "");
+  if (n.has("rtl") && out.impl != ExtensionImpl::verilog) n.req("rtl").fail("names the RTL module of impl: verilog");
   n.finish();
   return n;
 }

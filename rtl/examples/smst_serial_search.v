@@ -84,10 +84,12 @@ module smst_serial_search #(
           tbs[a] <= n_tbs;
         end
         resp_error <= err;
-        resp_state <= err ? state[a] : n_state;
-        resp_running <= err ? running[a] : n_running;
-        resp_next <= err ? nxt[a] : n_next;
-        resp_tbs <= err ? tbs[a] : n_tbs;
+        if (in_range) begin  // an SM outside the table: its entry outputs hold
+          resp_state <= err ? state[a] : n_state;
+          resp_running <= err ? running[a] : n_running;
+          resp_next <= err ? nxt[a] : n_next;
+          resp_tbs <= err ? tbs[a] : n_tbs;
+        end
         busy <= 1'b1;
         scan <= 8'd0;
       end

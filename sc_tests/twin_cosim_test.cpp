@@ -1,0 +1,267 @@
+// Co-simulation of each extension table's pin view (C++ core) against its Verilog twin: the same
+// seeded random requests every cycle, every output compared every cycle, for a platform of
+// power-of-two widths (sixteen_sm) and one with odd ones (gtx1080: 20 SMs, 640-entry queues).
+// An RTL bug injected on the twin's outputs is caught. Plus the TableLink's cycle counting.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+#include "extensions/table_link.hpp"
+#include "test_util.hpp"
+#include "twins/twin_registry.hpp"
+
+using namespace mpgpu;
+
+namespace {
+
+ExtensionParams platform16() {
+  ExtensionParams p;
+  p.num_sms = 16;
+  p.max_tbs_per_sm = 16;
+  p.max_contexts = 32;
+  p.registers_per_sm = 65536;
+  p.shared_mem_per_sm = 49152;
+  return p;
+}
+ExtensionParams platform20() {  // gtx1080's widths
+  ExtensionParams p = platform16();
+  p.num_sms = 20;
+  p.max_tbs_per_sm = 32;
+  p.shared_mem_per_sm = 98304;
+  return p;
+}
+
+// A twin whose error output is stuck at 1 from cycle `after` on: it rejects what it should take.
+template <class Bus>
+class StuckError : public ClockedTable<Bus> {
+ public:
+  StuckError(std::unique_ptr<ClockedTable<Bus>> t, uint64_t after) : t_(std::move(t)), after_(after) {}
+  void reset(Bus& b) override { t_->reset(b); }
+  void edge(Bus& b) override {
+    t_->edge(b);
+    if (++cycles_ > after_) b.resp_error = 1;
+  }
+
+ private:
+  std::unique_ptr<ClockedTable<Bus>> t_;
+  uint64_t after_, cycles_ = 0;
+};
+
+struct Result {
+  uint64_t compared = 0, mismatches = 0;
+  std::string first;
+};
+
+// Reset for two cycles, then `cycles` cycles of requests from `drive` (inputs only), both tables
+// clocked, all outputs compared after every edge; `observe` sees the pin view's outputs.
+template <class Bus>
+Result cosim(ClockedTable<Bus>& model, ClockedTable<Bus>& rtl, uint64_t cycles, uint64_t seed,
+             const std::function<void(Bus&, std::mt19937_64&, uint64_t)>& drive,
+             const std::function<void(const Bus&)>& observe) {
+  std::mt19937_64 rng(seed);
+  Bus m, r;
+  model.reset(m);
+  rtl.reset(r);
+  Result res;
+  for (uint64_t c = 0; c < cycles; ++c) {
+    Bus req;
+    drive(req, rng, c);
+    req.drive(m);  // the same request on both
+    req.drive(r);
+    model.edge(m);
+    rtl.edge(r);
+    ++res.compared;
+    const std::string diff = output_differences(r, m) + (m.resp_valid != r.resp_valid ? " resp_valid" : "");
+    if (!diff.empty() && res.mismatches++ == 0) res.first = "cycle " + std::to_string(c) + ": " + diff;
+    observe(m);
+  }
+  return res;
+}
+
+void drive_smst(SmstBus& b, std::mt19937_64& rng, uint64_t, uint32_t n, uint32_t kb) {
+  const int r = static_cast<int>(rng() % 100);
+  // Mostly legal traffic with a share of illegal requests: TB arrivals and departures dominate.
+  b.req_op = r < 30 ? 4 : r < 55 ? 5 : r < 67 ? 1 : r < 77 ? 2 : r < 87 ? 3 : r < 97 ? 0 : 6 + r % 2;
+  b.req_valid = rng() % 10 != 0;
+  b.req_sm = rng() % (n + 2);                   // n, n + 1: out of range
+  b.req_arg = rng() % ((uint64_t{1} << kb) + 2);  // the last two do not fit the KSRT index
+}
+
+}  // namespace
+
+TEST(TwinCosim, SmstPinViewMatchesVerilogTwinEveryCycle) {
+  for (const ExtensionParams& p : {platform16(), platform20()}) {
+    SmstPinView model(1, p);
+    auto rtl = make_smst_twin("smst", smst_twin_params(p));
+    const uint32_t kb = static_cast<uint32_t>(smst_twin_params(p)[2].second);
+    uint64_t errors = 0, reserved = 0;
+    const Result r = cosim<SmstBus>(
+        model, *rtl, 20000, 12345, [&](SmstBus& b, std::mt19937_64& g, uint64_t c) { drive_smst(b, g, c, p.num_sms, kb); },
+        [&](const SmstBus& b) { errors += b.resp_valid && b.resp_error, reserved += b.resp_state == 2; });
+    EXPECT_EQ(r.mismatches, 0u) << p.num_sms << " SMs: " << r.first;
+    EXPECT_GT(errors, 500u);    // illegal requests were exercised
+    EXPECT_GT(reserved, 500u);  // and reservations
+  }
+}
+
+TEST(TwinCosim, KsrtPinViewMatchesVerilogTwinEveryCycle) {
+  for (const ExtensionParams& p : {platform16(), platform20()}) {
+    KsrtPinView model(1, p);
+    auto rtl = make_ksrt_twin("ksrt", ksrt_twin_params(p));
+    uint64_t errors = 0, allocated = 0;
+    const Result r = cosim<KsrtBus>(
+        model, *rtl, 20000, 99,
+        [&](KsrtBus& b, std::mt19937_64& g, uint64_t) {
+          const int x = static_cast<int>(g() % 100);
+          b.req_op = x < 20 ? 1 : x < 30 ? 2 : x < 55 ? 3 : x < 75 ? 4 : x < 90 ? 5 : x < 98 ? 0 : 6;
+          b.req_valid = g() % 10 != 0;
+          b.req_idx = g() % (p.num_sms + 1);
+          const bool wide = g() % 8 == 0;  // mostly values that fit their fields, sometimes one bit too wide
+          b.req_grid = static_cast<uint32_t>(g());
+          b.req_threads = wide ? 2048 : g() % 1025;
+          b.req_regs = wide ? (1u << 17) : g() % 65537;
+          b.req_shm = g() % (p.shared_mem_per_sm + 1);
+          b.req_param = g() & ((uint64_t{1} << (wide ? 50 : 49)) - 1);
+          b.req_context = g() % p.max_contexts;
+          b.req_priority = g() % 16;
+          b.req_tokens = static_cast<uint16_t>(static_cast<int16_t>(static_cast<int>(g() % 80) - 40));
+        },
+        [&](const KsrtBus& b) { errors += b.resp_valid && b.resp_error, allocated += b.resp_valid && !b.resp_error && b.resp_entry_valid; });
+    EXPECT_EQ(r.mismatches, 0u) << p.num_sms << " SMs: " << r.first;
+    EXPECT_GT(errors, 1000u);
+    EXPECT_GT(allocated, 1000u);
+  }
+}
+
+TEST(TwinCosim, PtbqPinViewMatchesVerilogTwinEveryCycleUpToFullQueues) {
+  for (const ExtensionParams& p : {platform16(), platform20()}) {
+    PtbqPinView model(1, p);
+    auto rtl = make_ptbq_twin("ptbq", ptbq_twin_params(p));
+    const uint64_t capacity = uint64_t{p.num_sms} * p.max_tbs_per_sm;
+    uint64_t errors = 0, full = 0, wrapped = 0, pops = 0;
+    const Result r = cosim<PtbqBus>(
+        model, *rtl, 40 * capacity, 4242,
+        [&](PtbqBus& b, std::mt19937_64& g, uint64_t c) {
+          // Queues 0-1 fill to capacity (push-heavy phases), then drain: the heads wrap around.
+          const bool fill_phase = (c / (8 * capacity)) % 2 == 0;
+          const int x = static_cast<int>(g() % 100);
+          b.req_op = x < (fill_phase ? 80 : 20) ? 1 : x < 98 ? 2 : (x < 99 || g() % 64) ? 0 : 3;  // clear is rare
+          b.req_valid = g() % 10 != 0;
+          b.req_q = g() % 4 == 0 ? g() % (p.num_sms + 1) : g() % 2;
+          b.req_tb = static_cast<uint32_t>(g());
+          b.req_ptr = static_cast<uint32_t>(g());
+          pops += b.req_valid && b.req_op == 2;
+        },
+        [&](const PtbqBus& b) {
+          errors += b.resp_valid && b.resp_error;
+          full += b.resp_valid && b.resp_size == capacity;
+        });
+    wrapped = pops > 2 * capacity;
+    EXPECT_EQ(r.mismatches, 0u) << p.num_sms << " SMs: " << r.first;
+    EXPECT_GT(errors, 100u);  // pops from empty queues, pushes to full ones, bad indices
+    EXPECT_GT(full, 10u);     // full queues seen (capacity N_SM x T_max, not a power of two on gtx1080)
+    EXPECT_TRUE(wrapped);
+  }
+}
+
+TEST(TwinCosim, VictimSetsPinViewMatchesVerilogTwinEveryCycle) {
+  for (uint32_t k : {8u, 32u}) {
+    DualKernelParams p;
+    p.positions = k;
+    p.tb_slots = k;
+    VictimSetsPinView model(1, p);
+    auto rtl = make_victim_sets_twin("victim_sets", victim_sets_twin_params(p));
+    uint64_t frees = 0, nonempty = 0;
+    const Result r = cosim<VictimSetsBus>(
+        model, *rtl, 20000, 777,
+        [&](VictimSetsBus& b, std::mt19937_64& g, uint64_t) {
+          const int x = static_cast<int>(g() % 100);
+          b.req_op = x < 55 ? 1 : x < 75 ? 2 : x < 85 ? 3 : 0;  // building sets outweighs clearing
+          b.req_valid = g() % 10 != 0;
+          b.req_pos = g() % (k + 2);
+          b.req_slot = g() % (k + 1);
+        },
+        [&](const VictimSetsBus& b) { frees += b.resp_has_free, nonempty += b.resp_row != 0; });
+    EXPECT_EQ(r.mismatches, 0u) << k << " positions: " << r.first;
+    EXPECT_GT(frees, 100u);
+    EXPECT_GT(nonempty, 5000u);
+  }
+}
+
+// The comparison can fail: the SMST twin with its error output stuck at 1 after cycle 5000.
+TEST(TwinCosim, AnRtlBugInjectedOnTheTwinIsCaught) {
+  const ExtensionParams p = platform16();
+  SmstPinView model(1, p);
+  StuckError<SmstBus> rtl(make_smst_twin("smst", smst_twin_params(p)), 5000);
+  const Result r = cosim<SmstBus>(
+      model, rtl, 8000, 12345, [&](SmstBus& b, std::mt19937_64& g, uint64_t c) { drive_smst(b, g, c, 16, 4); },
+      [](const SmstBus&) {});
+  EXPECT_GT(r.mismatches, 1000u);
+  EXPECT_EQ(r.first.rfind("cycle 50", 0), 0u) << r.first;  // nothing before the bug
+  EXPECT_NE(r.first.find("resp_error 1 vs 0"), std::string::npos) << r.first;
+}
+
+// The link counts the cycles up to resp_valid: the pin view's pipeline depth, or the RTL's own
+// timing (rtl/examples/smst_serial_search.v: 2 + i cycles when SM i is the first idle one).
+TEST(TableLink, CountsTheCyclesUntilTheResponse) {
+  const ExtensionParams p = platform16();
+  TableLink<SmstBus> core("smst", ExtensionImpl::core, 4, nullptr);
+  EXPECT_EQ(core.access(SmstBus{}, 0), 4u);
+  TableLink<SmstBus> pins("smst", ExtensionImpl::pins, 3, std::make_unique<SmstPinView>(3, p));
+  EXPECT_EQ(pins.access(SmstBus{}, 0), 3u);
+  TableLink<SmstBus> one("smst", ExtensionImpl::verilog, 1, make_smst_twin("smst", smst_twin_params(p)));
+  TableLink<SmstBus> serial("smst", ExtensionImpl::verilog, 1, make_smst_twin("smst_serial_search", smst_twin_params(p)));
+  auto set_running = [](uint32_t sm) {
+    SmstBus b;
+    b.req_op = SmstPinLogic::kSetRunning, b.req_sm = sm, b.req_arg = 1;
+    return b;
+  };
+  EXPECT_EQ(serial.access(SmstBus{}, 0), 2u);  // SM 0 idle
+  for (uint32_t sm = 0; sm < 5; ++sm) {
+    EXPECT_EQ(one.access(set_running(sm), 0), 1u);
+    EXPECT_EQ(serial.access(set_running(sm), 0), 2u + sm + 1) << sm;  // SMs 0..sm busy: SM sm+1 is the first idle
+    EXPECT_EQ(output_differences(serial.pins(), one.pins()), "");
+    EXPECT_EQ(serial.pins().resp_idle, sm + 1);
+  }
+  for (uint32_t sm = 5; sm < 16; ++sm) serial.access(set_running(sm), 0);
+  EXPECT_EQ(serial.access(SmstBus{}, 0), 1u + 16);  // none idle: the whole table
+  EXPECT_EQ(serial.pins().resp_has_idle, 0u);
+  EXPECT_EQ(serial.accesses(), 18u);
+}
+
+TEST(TableLink, VcdHoldsEachPinInTimeOrder) {
+  test::TempDir d;
+  VcdWriter w;
+  TableLink<SmstBus> l("smst", ExtensionImpl::pins, 2, std::make_unique<SmstPinView>(2, platform16()));
+  l.trace(w, 1000);
+  SmstBus b;
+  b.req_op = SmstPinLogic::kSetRunning, b.req_sm = 3, b.req_arg = 2;
+  l.access(b, 50000);
+  l.access(SmstBus{}, 10000);  // an owner running ahead: an earlier time arrives later
+  const std::string path = (d.path / "x.vcd").string();
+  w.write(path);
+  const std::string vcd = test::read_file(path);
+  EXPECT_NE(vcd.find("$scope module smst $end"), std::string::npos);
+  EXPECT_NE(vcd.find("$var wire 3 \" req_op $end"), std::string::npos) << vcd.substr(0, 400);
+  EXPECT_LT(vcd.find("#10000"), vcd.find("#50000"));
+  EXPECT_NE(vcd.find("#52000"), std::string::npos);  // the response two cycles after the request
+}
+
+// The parameter sets a platform needs come from the cores' layouts: sixteen_sm's are those the
+// twins were first written for.
+TEST(TwinParams, FollowTheCoresFieldLayouts) {
+  EXPECT_EQ(params_text(smst_twin_params(platform16())), "N=16 SMB=4 KB=4 TBB=5");
+  EXPECT_EQ(params_text(ptbq_twin_params(platform16())), "Q=16 C=256 CB=8 TBB=32 PB=32");
+  EXPECT_EQ(params_text(ptbq_twin_params(platform20())), "Q=20 C=640 CB=10 TBB=32 PB=32");
+  EXPECT_EQ(params_text(smst_twin_params(platform20())), "N=20 SMB=5 KB=5 TBB=6");
+  EXPECT_THROW(make_smst_twin("smst", {{"N", 3}, {"SMB", 2}, {"KB", 2}, {"TBB", 2}}), SimError);
+}
+
+// rtl/twin_params.cmake covers every bundled platform (rewrite it with scripts/gen_twin_params.sh).
+TEST(TwinParams, BuiltForEveryBundledPlatform) {
+  auto r = test::run_mpgpu("twins --platform " + test::source_path("platforms/*.yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, test::read_file(test::source_path("rtl/twin_params.cmake")))
+      << "rtl/twin_params.cmake is stale: run scripts/gen_twin_params.sh and rebuild";
+}
