@@ -1,5 +1,13 @@
 # Written by `mpgpu twins --platform platforms/*.yaml` (scripts/gen_twin_params.sh): the
 # parameters of each extension twin the bundled platforms need. Platforms: gtx1080 gtx1080_accelsim gtx480 k20c rtx2060 sixteen_sm titanv
+mpgpu_twin(active_queue N=13 KB=4)
+mpgpu_twin(active_queue N=15 KB=4)
+mpgpu_twin(active_queue N=16 KB=4)
+mpgpu_twin(active_queue N=20 KB=5)
+mpgpu_twin(active_queue N=30 KB=5)
+mpgpu_twin(active_queue N=80 KB=7)
+mpgpu_twin(command_buffers C=32)
+mpgpu_twin(command_buffers C=8)
 mpgpu_twin(ksrt N=13 GB=32 THB=11 RB=17 SB=16 PB=49 CB=3 PRB=4 TKB=5)
 mpgpu_twin(ksrt N=15 GB=32 THB=11 RB=16 SB=16 PB=49 CB=5 PRB=4 TKB=5)
 mpgpu_twin(ksrt N=16 GB=32 THB=11 RB=17 SB=16 PB=49 CB=5 PRB=4 TKB=6)

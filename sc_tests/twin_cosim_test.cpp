@@ -189,6 +189,50 @@ TEST(TwinCosim, VictimSetsPinViewMatchesVerilogTwinEveryCycle) {
   }
 }
 
+TEST(TwinCosim, CommandBuffersAndActiveQueuePinViewsMatchTheirVerilogTwinsEveryCycle) {
+  for (const ExtensionParams& p : {platform16(), platform20()}) {
+    CommandBuffersPinView cmd(1, p);
+    auto cmd_rtl = make_command_buffers_twin("command_buffers", command_buffers_twin_params(p));
+    uint64_t taken = 0, refused = 0;
+    const Result c = cosim<CommandBuffersBus>(
+        cmd, *cmd_rtl, 20000, 5,
+        [&](CommandBuffersBus& b, std::mt19937_64& g, uint64_t) {
+          b.req_op = g() % 4;  // 3: no such operation
+          b.req_valid = g() % 10 != 0;
+          b.req_ctx = g() % 4 == 0 ? g() % (p.max_contexts + 2) : g() % 3;
+          b.req_launch = static_cast<uint32_t>(g());
+        },
+        [&](const CommandBuffersBus& b) {
+          taken += b.resp_valid && !b.resp_error && !b.resp_occupied && b.resp_launch;
+          refused += b.resp_valid && b.resp_error;
+        });
+    EXPECT_EQ(c.mismatches, 0u) << p.num_sms << " SMs: " << c.first;
+    EXPECT_GT(taken, 1000u);
+    EXPECT_GT(refused, 1000u);
+
+    ActiveQueuePinView aq(1, p);
+    auto aq_rtl = make_active_queue_twin("active_queue", active_queue_twin_params(p));
+    uint64_t removed = 0, full = 0;
+    const Result a = cosim<ActiveQueueBus>(
+        aq, *aq_rtl, 20000, 6,
+        [&](ActiveQueueBus& b, std::mt19937_64& g, uint64_t c) {
+          const bool fill = (c / 500) % 2 == 0;
+          const int x = static_cast<int>(g() % 100);
+          b.req_op = x < (fill ? 60 : 20) ? 1 : x < 80 ? 2 : x < 97 ? 0 : 3;
+          b.req_valid = g() % 10 != 0;
+          b.req_pos = g() % (p.num_sms + 2);
+          b.req_k = g() % ((uint64_t{1} << bits_for(p.num_sms)) + 2);  // the last two are too wide
+        },
+        [&](const ActiveQueueBus& b) {
+          removed += b.resp_valid && !b.resp_error && b.resp_size > 0;
+          full += b.resp_valid && b.resp_size == p.num_sms;
+        });
+    EXPECT_EQ(a.mismatches, 0u) << p.num_sms << " SMs: " << a.first;
+    EXPECT_GT(removed, 1000u);
+    EXPECT_GT(full, 50u);
+  }
+}
+
 // The comparison can fail: the SMST twin with its error output stuck at 1 after cycle 5000.
 TEST(TwinCosim, AnRtlBugInjectedOnTheTwinIsCaught) {
   const ExtensionParams p = platform16();

@@ -19,6 +19,9 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   instruction and its ratio 320 / 20 SMs (target <= 1.25).
 - tb: the TB-level 8-process Parboil workload of scripts/tanasic_ch5.py under FCFS and under PPQ
   with context switch preemption: seconds per simulation and microseconds per TB.
+- tables: the same PPQ run with the scheduling framework's KSRT, SMST and PTBQ reached as the C++
+  core (the default), as pin views and as verilated Verilog twins (extensions.<table>.impl): CPU
+  seconds of each and its ratio to core (what co-simulating the tables in the loop costs).
 - large: a large trace the script writes itself (--large-mb of text, default 70, in a temporary
   folder): run once with a cold binary cache (parse + simulate) and once warm (the cache reused),
   each with its wall time and peak memory (largest RSS of the run's processes). Then the same
@@ -26,7 +29,7 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   compute-bound case (target: within 2x), since the matrix-multiply trace is memory-bound.
 Ends with one JSON line.
 Usage: python3 scripts/bench_speed.py [--repeat N] [--platform FILE] [--large-mb MB] [--mpgpu PATH]
-                                      [--only cases,quantum,translation,faults,scaling,tb,large]
+                                      [--only cases,quantum,translation,faults,scaling,tb,tables,large]
 """
 import argparse
 import json
@@ -41,7 +44,8 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")  # --mpgpu replaces it
-SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "tb", "large")
+SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "tb", "tables", "large")
+LINKED_TABLES = ("smst", "ksrt", "ptbq")  # what the SM driver reaches through extensions.<table>.impl
 TARGET_WIPS = {"compute_bound": 50e6, "memory_bound": 5e6}  # warp instructions per CPU second
 TARGET_QUANTUM_RATIO = 2.0   # CPU per warp instruction, quantum 1 / quantum 100
 TARGET_SCALING_RATIO = 1.25  # ns per warp instruction, 320 SMs / 20 SMs
@@ -293,14 +297,42 @@ def section_scaling(a, summary):
         summary[f"{name}_scaling_ratio"] = round(ratio, 2)
 
 
-def section_tb(a, summary):
-    # The first 8-process workload of scripts/tanasic_ch5.py (its platform, applications and
-    # random pick), built by that script's own functions.
+def tanasic_workload():
+    """The first 8-process workload of scripts/tanasic_ch5.py (its platform, applications and
+    random pick), built by that script's own functions."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tanasic_ch5 as tc
     exp, platform, apps_file, apps = tc.load_experiment()
     n = max(exp["process_counts"])
-    procs = tc.pick_processes(exp, apps, n, 0)
+    return tc, exp, platform, apps_file, tc.pick_processes(exp, apps, n, 0), n
+
+
+def section_tables(a, summary):
+    tc, exp, platform, apps_file, procs, n = tanasic_workload()
+    print(f"\nExtension tables in the loop: {n}-process Parboil, PPQ with context switch, on {exp['platform']}, "
+          f"{', '.join(LINKED_TABLES)} as core / pins / verilog, best of {a.repeat or 3}")
+    print(f"{'impl':<10}{'CPU s':>8}{'wall s':>8}{'x core':>8}{'table accesses':>16}")
+    with tempfile.TemporaryDirectory() as folder:
+        tsp = os.path.join(folder, "tsp.json")
+        with open(tsp, "w") as f:
+            json.dump({p: 1.0 for p in procs}, f)
+        label, policy, pre, hp = next(r for r in tc.RUNS if r[0] == "ppq_ex_switch")
+        wl = os.path.join(folder, "ppq.yaml")
+        with open(wl, "w") as f:
+            f.write(tc.workload_yaml(apps_file, procs, policy, pre, hp))
+        base = None
+        for impl in ("core", "pins", "verilog"):
+            sets = [x for t in LINKED_TABLES for x in ("--set", f"extensions.{t}.impl={impl}")]
+            best = best_run(platform, ["--workload", wl, "--tsp", tsp] + sets, a.repeat or 3)
+            cpu, wall = sim_seconds(best)
+            base = base or cpu
+            accesses = sum(c["accesses"] for c in best["host"].get("cosim", {}).values())
+            print(f"{impl:<10}{cpu:>8.2f}{wall:>8.2f}{cpu / base:>8.2f}{accesses:>16}")
+            summary[f"tables_{impl}_cpu_s"], summary[f"tables_{impl}_x_core"] = round(cpu, 3), round(cpu / base, 3)
+
+
+def section_tb(a, summary):
+    tc, exp, platform, apps_file, procs, n = tanasic_workload()
     print(f"\nTB level: {n}-process Parboil workload of tanasic_ch5.py ({', '.join(procs)}) on {exp['platform']}, "
           f"best of {a.repeat or 1}")
     print(f"{'run':<15}{'TBs':>10}{'sim ms':>9}{'CPU s':>8}{'wall s':>8}{'us/TB CPU':>11}{'us/TB wall':>12}")
@@ -344,7 +376,7 @@ def main():
     for name, section in (("cases", section_cases), ("quantum", section_quantum),
                           ("translation", section_translation), ("faults", section_faults),
                           ("scaling", section_scaling),
-                          ("tb", section_tb)):
+                          ("tb", section_tb), ("tables", section_tables)):
         if name in only:
             section(a, summary)
     if CPU_SOURCE and "fallback" in CPU_SOURCE:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rewrites rtl/twin_params.cmake: the Verilog parameter sets of every extension twin the bundled
 # platforms need (run after adding or changing a platform, then rebuild). --check: exit 1 when the
-# file is stale instead of writing it (Twins.ParamsCoverTheBundledPlatforms runs the same check).
+# file is stale instead of writing it (the test TwinParams.BuiltForEveryBundledPlatform runs the same check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MPGPU=${MPGPU:-build/mpgpu}

@@ -19,6 +19,8 @@ int cmd_twins(const std::vector<std::string>& platforms) {
     lines.insert({"smst", params_text(smst_twin_params(e))});
     lines.insert({"ksrt", params_text(ksrt_twin_params(e))});
     lines.insert({"ptbq", params_text(ptbq_twin_params(e))});
+    lines.insert({"command_buffers", params_text(command_buffers_twin_params(e))});
+    lines.insert({"active_queue", params_text(active_queue_twin_params(e))});
     lines.insert({"victim_sets", params_text(victim_sets_twin_params(c.sm.dual_kernel))});
   }
   std::string list;

@@ -25,6 +25,7 @@
 #include "common/progress.hpp"
 #include "extensions/ksrt_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
+#include "extensions/queue_pins.hpp"
 #include "extensions/smst_pins.hpp"
 #include "extensions/table_link.hpp"
 #include "extensions/victim_sets_pins.hpp"
@@ -100,6 +101,8 @@ struct BlockSchedulerLinks {
   std::unique_ptr<TableLink<SmstBus>> smst;
   std::unique_ptr<TableLink<KsrtBus>> ksrt;
   std::unique_ptr<TableLink<PtbqBus>> ptbq;
+  std::unique_ptr<TableLink<CommandBuffersBus>> command_buffers;
+  std::unique_ptr<TableLink<ActiveQueueBus>> active_queue;
   std::vector<std::unique_ptr<TableLink<VictimSetsBus>>> victim_sets;  // per SM (dual_kernel)
 };
 template <class F>
@@ -107,6 +110,8 @@ void for_each_link(BlockSchedulerLinks& l, F f) {
   if (l.smst) f(*l.smst);
   if (l.ksrt) f(*l.ksrt);
   if (l.ptbq) f(*l.ptbq);
+  if (l.command_buffers) f(*l.command_buffers);
+  if (l.active_queue) f(*l.active_queue);
   for (auto& v : l.victim_sets) f(*v);
 }
 

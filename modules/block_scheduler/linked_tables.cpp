@@ -58,7 +58,25 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
         PtbqPinLogic::respond(d->ptbq(), q, want);
         access(*links_.ptbq, rq, want, fmt::format("op {} on queue {}", op, q));
       };
-    d->observe_tables(std::move(smst), std::move(ksrt), std::move(ptbq));
+    CommandBuffers::Observer cmd;
+    ActiveQueue::Observer active;
+    if (links_.command_buffers)
+      cmd = [this, d](unsigned op, uint32_t ctx, uint32_t launch) {
+        CommandBuffersBus rq;
+        rq.req_op = op, rq.req_ctx = ctx, rq.req_launch = launch;
+        CommandBuffersBus want = rq;
+        CommandBuffersPinLogic::respond(d->command_buffers(), op, ctx, launch, want);
+        access(*links_.command_buffers, rq, want, fmt::format("op {} on context {} (launch {})", op, ctx, launch));
+      };
+    if (links_.active_queue)
+      active = [this, d](unsigned op, uint32_t k) {
+        ActiveQueueBus rq;
+        rq.req_op = op, rq.req_k = k;
+        ActiveQueueBus want = rq;
+        want.resp_size = d->active().order().size(), want.resp_k = k;
+        access(*links_.active_queue, rq, want, fmt::format("op {} of KSRT index {}", op, k));
+      };
+    d->observe_tables(std::move(smst), std::move(ksrt), std::move(ptbq), std::move(cmd), std::move(active));
   }
   if (processor_ && !links_.victim_sets.empty())
     processor_->observe_victim_sets(

@@ -99,11 +99,15 @@ class SmDriver {
   const Smst& smst() const { return smst_; }
   const Ptbq& ptbq() const { return ptbq_; }
   // Its owner sees every update of the tables (and makes it on their links, extensions/table_link.hpp).
-  void observe_tables(Smst::Observer smst, Ksrt::Observer ksrt, Ptbq::Observer ptbq) {
+  void observe_tables(Smst::Observer smst, Ksrt::Observer ksrt, Ptbq::Observer ptbq, CommandBuffers::Observer cmd,
+                      ActiveQueue::Observer active) {
     smst_.set_observer(std::move(smst));
     ksrt_.set_observer(std::move(ksrt));
     ptbq_.set_observer(std::move(ptbq));
+    cmd_bufs_.set_observer(std::move(cmd));
+    active_.set_observer(std::move(active));
   }
+  const CommandBuffers& command_buffers() const { return cmd_bufs_; }
   const ActiveQueue& active() const { return active_; }
   const DriverKernel& kernel(uint32_t k) const { return kernels_.at(k); }
   uint32_t num_sms() const { return smst_.entries(); }

@@ -9,12 +9,14 @@ namespace mpgpu {
 void ActiveQueue::push(uint32_t k) {
   if (full()) throw SimError("active queue full");
   order_.push_back(static_cast<uint32_t>(checked(k, idx_bits_, "active_queue", "ksrt_index")));
+  if (observer_) observer_(1, k);
 }
 
 void ActiveQueue::remove(uint32_t k) {
   auto it = std::find(order_.begin(), order_.end(), k);
   if (it == order_.end()) throw SimError("active queue: KSRT index " + std::to_string(k) + " not active");
   order_.erase(it);
+  if (observer_) observer_(2, k);
 }
 
 FieldLayout CommandBuffers::layout(const ExtensionParams& p) {
@@ -31,12 +33,14 @@ FieldLayout CommandBuffers::layout(const ExtensionParams& p) {
 void CommandBuffers::put(uint32_t context, uint32_t launch_id) {
   if (occupied(context)) throw SimError("command buffer of context " + std::to_string(context) + " occupied");
   slots_.at(context) = launch_id;
+  if (observer_) observer_(1, context, launch_id);
 }
 
 uint32_t CommandBuffers::take(uint32_t context) {
   const uint32_t l = slots_.at(context);
   if (l == kEmpty) throw SimError("command buffer of context " + std::to_string(context) + " empty");
   slots_.at(context) = kEmpty;
+  if (observer_) observer_(2, context, l);
   return l;
 }
 

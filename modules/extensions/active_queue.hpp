@@ -1,6 +1,7 @@
 #pragma once
 // Active queue (SPEC 2): KSRT indices of active (running or preempted) kernels in arrival order,
 // N_SM entries; when full, new launches wait in their command buffers.
+#include <functional>
 #include <vector>
 
 #include "extensions/extension_params.hpp"
@@ -16,8 +17,13 @@ class ActiveQueue {
   void push(uint32_t ksrt_idx);
   void remove(uint32_t ksrt_idx);
   const std::vector<uint32_t>& order() const { return order_; }  // oldest first
+  // Called after every update with (op code of ActiveQueuePinLogic, KSRT index): its owner makes
+  // the same update on the table's pins (extensions/table_link.hpp).
+  using Observer = std::function<void(unsigned op, uint32_t ksrt_idx)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
 
  private:
+  Observer observer_;
   uint32_t capacity_, idx_bits_;
   std::vector<uint32_t> order_;
 };
@@ -32,8 +38,12 @@ class CommandBuffers {
   uint32_t take(uint32_t context);
   uint32_t peek(uint32_t context) const { return slots_.at(context); }
   uint32_t contexts() const { return static_cast<uint32_t>(slots_.size()); }
+  // Called after every update with (op code of CommandBuffersPinLogic, context, launch id).
+  using Observer = std::function<void(unsigned op, uint32_t context, uint32_t launch_id)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
 
  private:
+  Observer observer_;
   static constexpr uint32_t kEmpty = ~0u;
   std::vector<uint32_t> slots_;  // launch id held, model-side stand-in for the command fields
 };

@@ -68,9 +68,10 @@ json extension_report(const PlatformConfig& c) {
   const uint32_t n = c.sm.count, warps = c.sm.max_threads / c.sm.warp_size;
   const uint32_t search = n * c.block_scheduler.search_cycles_per_entry;
   json rows = json::array();
-  rows.push_back(row("command_buffers", "SPEC 2", false, e.max_contexts, CommandBuffers::layout(e), n, 1,
-                     "one kernel-launch command per context"));
-  rows.push_back(row("active_queue", "SPEC 2", false, n, ActiveQueue::layout(e), n, 1, "KSRT indices, N_SM entries"));
+  rows.push_back(linked(row("command_buffers", "SPEC 2", false, e.max_contexts, CommandBuffers::layout(e), n, 1,
+                            "one kernel-launch command per context"), c, "command_buffers"));
+  rows.push_back(linked(row("active_queue", "SPEC 2", false, n, ActiveQueue::layout(e), n, 1, "KSRT indices, N_SM entries"),
+                        c, "active_queue"));
   rows.push_back(linked(row("ksrt", "SPEC 2", false, n, Ksrt::layout(e), n, 1,
                             fmt::format("policy search walks it serially: {} cycles", search)), c, "ksrt"));
   rows.push_back(linked(row("smst", "SPEC 2", false, n, Smst::layout(e), n, 1,

@@ -50,13 +50,16 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
   for (uint32_t i = 0; i < cfg.dram.channels; ++i)
     mcs_.push_back(make<MemoryController>(ModuleRole::dram, cfg.dram_kind, "mc" + std::to_string(i), i));
   // The block scheduler's extension tables through their links (extensions.<table>): the SM
-  // driver's KSRT, SMST and PTBQ (one scheduling domain), the victim sets of each SM (dual_kernel).
+  // driver's command buffers, active queue, KSRT, SMST and PTBQ (one scheduling domain), the
+  // victim sets of each SM (dual_kernel).
   BlockSchedulerLinks links;
   if (bs_->driver()) {
     const ExtensionParams e = extension_params(cfg.sm, cfg.block_scheduler);
     links.smst = make_smst_link(cfg, e);
     links.ksrt = make_ksrt_link(cfg, e);
     links.ptbq = make_ptbq_link(cfg, e);
+    links.command_buffers = make_command_buffers_link(cfg, e);
+    links.active_queue = make_active_queue_link(cfg, e);
   }
   if (w.policy == "dual_kernel" && bs_->preemption_processor())
     for (uint32_t i = 0; i < cfg.sm.count; ++i)

@@ -39,7 +39,7 @@ void resolve_partitions(const PlatformConfig& cfg, WorkloadDesc& w) {
       if (p.thread_limit < 1.0)
         throw ConfigError(p.source + ": partition '" + p.name + "': thread_limit (an MPS-style share of each SM) needs "
                           "policy fcfs; policy '" + w.policy + "' (" + w.policy_source + ") gives whole SMs to one kernel");
-    for (const char* t : {"smst", "ksrt", "ptbq"})
+    for (const char* t : {"command_buffers", "active_queue", "smst", "ksrt", "ptbq"})
       if (cfg.extensions.link(t).impl != ExtensionImpl::core || cfg.extensions.link(t).latency_cycles != 1)
         throw ConfigError(w.partitions[0].source + ": partitions under policy '" + w.policy + "' keep one " + t +
                           " per partition; extensions." + t + " (" + cfg.file + ") links a single one: use impl "

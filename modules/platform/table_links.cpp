@@ -22,6 +22,8 @@ TwinParams params_of(const PlatformConfig& c, const std::string& table) {
   if (table == "smst") return smst_twin_params(e);
   if (table == "ksrt") return ksrt_twin_params(e);
   if (table == "ptbq") return ptbq_twin_params(e);
+  if (table == "command_buffers") return command_buffers_twin_params(e);
+  if (table == "active_queue") return active_queue_twin_params(e);
   return victim_sets_twin_params(c.sm.dual_kernel);
 }
 
@@ -73,6 +75,16 @@ std::unique_ptr<TableLink<VictimSetsBus>> make_victim_sets_link(const PlatformCo
                                                        victim_sets_twin_params(p), make_victim_sets_twin);
 }
 
+std::unique_ptr<TableLink<CommandBuffersBus>> make_command_buffers_link(const PlatformConfig& c, const ExtensionParams& p) {
+  return make_link<CommandBuffersBus, CommandBuffersPinLogic>(c.extensions.link("command_buffers"), "command_buffers",
+                                                              "command_buffers", p, command_buffers_twin_params(p),
+                                                              make_command_buffers_twin);
+}
+std::unique_ptr<TableLink<ActiveQueueBus>> make_active_queue_link(const PlatformConfig& c, const ExtensionParams& p) {
+  return make_link<ActiveQueueBus, ActiveQueuePinLogic>(c.extensions.link("active_queue"), "active_queue", "active_queue",
+                                                        p, active_queue_twin_params(p), make_active_queue_twin);
+}
+
 uint32_t measured_latency(const PlatformConfig& c, const std::string& table) {
   const TableLinkConfig& l = c.extensions.link(table);
   if (l.impl == ExtensionImpl::core) return l.latency_cycles;
@@ -81,6 +93,12 @@ uint32_t measured_latency(const PlatformConfig& c, const std::string& table) {
   if (table == "smst") return make_smst_link(c, e)->access(SmstBus{}, 0);
   if (table == "ksrt") return make_ksrt_link(c, e)->access(KsrtBus{}, 0);
   if (table == "ptbq") return make_ptbq_link(c, e)->access(PtbqBus{}, 0);
+  if (table == "command_buffers") return make_command_buffers_link(c, e)->access(CommandBuffersBus{}, 0);
+  if (table == "active_queue") {  // a read needs an entry: the latency of a push
+    ActiveQueueBus push;
+    push.req_op = ActiveQueuePinLogic::kPush;
+    return make_active_queue_link(c, e)->access(push, 0);
+  }
   return make_victim_sets_link(c, c.sm.dual_kernel, table)->access(VictimSetsBus{}, 0);
 }
 

@@ -8,6 +8,7 @@
 #include "common/config_node.hpp"
 #include "extensions/ksrt_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
+#include "extensions/queue_pins.hpp"
 #include "extensions/smst_pins.hpp"
 #include "extensions/table_link.hpp"
 #include "extensions/victim_sets_pins.hpp"
@@ -28,6 +29,9 @@ std::unique_ptr<TableLink<KsrtBus>> make_ksrt_link(const PlatformConfig& c, cons
 std::unique_ptr<TableLink<PtbqBus>> make_ptbq_link(const PlatformConfig& c, const ExtensionParams& p);
 std::unique_ptr<TableLink<VictimSetsBus>> make_victim_sets_link(const PlatformConfig& c, const DualKernelParams& p,
                                                                 const std::string& name);
+
+std::unique_ptr<TableLink<CommandBuffersBus>> make_command_buffers_link(const PlatformConfig& c, const ExtensionParams& p);
+std::unique_ptr<TableLink<ActiveQueueBus>> make_active_queue_link(const PlatformConfig& c, const ExtensionParams& p);
 
 // One access measured on the table as configured (core: the configured latency): `mpgpu report`.
 uint32_t measured_latency(const PlatformConfig& c, const std::string& table);

@@ -1,5 +1,6 @@
 #include "twins/twin_params.hpp"
 
+#include "extensions/active_queue.hpp"
 #include "extensions/ksrt.hpp"
 #include "extensions/ptbq.hpp"
 #include "extensions/smst.hpp"
@@ -33,6 +34,12 @@ TwinParams ptbq_twin_params(const ExtensionParams& p) {
 }
 
 TwinParams victim_sets_twin_params(const DualKernelParams& p) { return {{"K", p.positions}, {"P", p.tb_slots}}; }
+
+TwinParams command_buffers_twin_params(const ExtensionParams& p) { return {{"C", p.max_contexts}}; }
+
+TwinParams active_queue_twin_params(const ExtensionParams& p) {
+  return {{"N", p.num_sms}, {"KB", field_bits(ActiveQueue::layout(p), "ksrt_index")}};
+}
 
 std::string params_text(const TwinParams& p) {
   std::string s;

@@ -17,6 +17,8 @@ TwinParams smst_twin_params(const ExtensionParams& p);
 TwinParams ksrt_twin_params(const ExtensionParams& p);
 TwinParams ptbq_twin_params(const ExtensionParams& p);
 TwinParams victim_sets_twin_params(const DualKernelParams& p);
+TwinParams command_buffers_twin_params(const ExtensionParams& p);
+TwinParams active_queue_twin_params(const ExtensionParams& p);
 
 std::string params_text(const TwinParams& p);  // "N=20 SMB=5 ..."
 

@@ -74,6 +74,8 @@ struct smst_table { using Bus = SmstBus; };
 struct ksrt_table { using Bus = KsrtBus; };
 struct ptbq_table { using Bus = PtbqBus; };
 struct victim_sets_table { using Bus = VictimSetsBus; };
+struct command_buffers_table { using Bus = CommandBuffersBus; };
+struct active_queue_table { using Bus = ActiveQueueBus; };
 
 std::vector<TwinBuild> register_builds() {
   std::vector<TwinBuild> all;
@@ -126,6 +128,15 @@ std::unique_ptr<ClockedTable<PtbqBus>> make_ptbq_twin(const std::string& m, cons
 std::unique_ptr<ClockedTable<VictimSetsBus>> make_victim_sets_twin(const std::string& m, const TwinParams& p) {
   twin_builds();
   return make_twin<VictimSetsBus>("victim_sets", m, p);
+}
+
+std::unique_ptr<ClockedTable<CommandBuffersBus>> make_command_buffers_twin(const std::string& m, const TwinParams& p) {
+  twin_builds();
+  return make_twin<CommandBuffersBus>("command_buffers", m, p);
+}
+std::unique_ptr<ClockedTable<ActiveQueueBus>> make_active_queue_twin(const std::string& m, const TwinParams& p) {
+  twin_builds();
+  return make_twin<ActiveQueueBus>("active_queue", m, p);
 }
 
 }  // namespace mpgpu

@@ -8,6 +8,7 @@
 
 #include "extensions/ksrt_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
+#include "extensions/queue_pins.hpp"
 #include "extensions/smst_pins.hpp"
 #include "extensions/victim_sets_pins.hpp"
 #include "twins/twin_params.hpp"
@@ -28,5 +29,7 @@ std::unique_ptr<ClockedTable<SmstBus>> make_smst_twin(const std::string& module,
 std::unique_ptr<ClockedTable<KsrtBus>> make_ksrt_twin(const std::string& module, const TwinParams& p);
 std::unique_ptr<ClockedTable<PtbqBus>> make_ptbq_twin(const std::string& module, const TwinParams& p);
 std::unique_ptr<ClockedTable<VictimSetsBus>> make_victim_sets_twin(const std::string& module, const TwinParams& p);
+std::unique_ptr<ClockedTable<CommandBuffersBus>> make_command_buffers_twin(const std::string& module, const TwinParams& p);
+std::unique_ptr<ClockedTable<ActiveQueueBus>> make_active_queue_twin(const std::string& module, const TwinParams& p);
 
 }  // namespace mpgpu
