@@ -97,10 +97,14 @@ TEST(LinkedTables, EveryPlatformsTwinsGiveTheCoreRunsStats) {
       EXPECT_GT(c["accesses"].get<uint64_t>(), 2u) << p << " " << t;  // 3 launches: a few for the queues
     }
     const RunResult dcore = run(d, p, dual, "--set mechanisms.policies=[dual_kernel]");
-    const RunResult dtwin = run(d, p, dual, "--set mechanisms.policies=[dual_kernel] --set extensions.victim_sets.impl=verilog");
+    const RunResult dtwin = run(d, p, dual, "--set mechanisms.policies=[dual_kernel] --set extensions.victim_sets.impl=verilog "
+                                            "--set extensions.preempting_status.impl=verilog");
     ASSERT_EQ(dtwin.exit_code, 0) << p << ": " << dtwin.output;
     EXPECT_EQ(comparable(dcore.stats), comparable(dtwin.stats)) << p;
-    EXPECT_GT(dtwin.stats["host"]["cosim"]["victim_sets"]["accesses"].get<uint64_t>(), 0u) << p;
+    for (const char* t : {"victim_sets", "preempting_status"}) {
+      EXPECT_GT(dtwin.stats["host"]["cosim"][t]["accesses"].get<uint64_t>(), 0u) << p << " " << t;
+      EXPECT_EQ(dtwin.stats["host"]["cosim"][t]["instances"].get<uint32_t>(), dcore.stats["config"]["platform"]["content"]["sm"]["count"].get<uint32_t>()) << p;
+    }
   }
 }
 

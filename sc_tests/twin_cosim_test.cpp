@@ -233,6 +233,37 @@ TEST(TwinCosim, CommandBuffersAndActiveQueuePinViewsMatchTheirVerilogTwinsEveryC
   }
 }
 
+TEST(TwinCosim, PreemptingStatusPinViewMatchesVerilogTwinEveryCycle) {
+  for (uint32_t k : {8u, 32u}) {
+    DualKernelParams p;
+    p.positions = k;
+    p.tb_slots = k;
+    PreemptingStatusPinView model(1, p);
+    auto rtl = make_preempting_status_twin("preempting_status", preempting_status_twin_params(p));
+    uint64_t allocated = 0, refused = 0, kernels = 0;
+    const Result r = cosim<PreemptingStatusBus>(
+        model, *rtl, 20000, 31,
+        [&](PreemptingStatusBus& b, std::mt19937_64& g, uint64_t) {
+          const int x = static_cast<int>(g() % 100);
+          b.req_op = x < 45 ? 1 : x < 80 ? 2 : x < 95 ? 0 : 3;
+          b.req_valid = g() % 10 != 0;
+          b.req_pos = g() % (k + 2);
+          b.req_slot = g() % (2 * k + 1);  // half too wide for the slot field
+          b.req_pid = g() % (1u << 16);     // half too wide for 15 bits
+          b.req_kernel = g() % 40;          // some too wide for 5 bits
+        },
+        [&](const PreemptingStatusBus& b) {
+          allocated += b.resp_valid && b.resp_allocated;
+          refused += b.resp_valid && b.resp_error;
+          kernels += b.resp_pid != 0;
+        });
+    EXPECT_EQ(r.mismatches, 0u) << k << " positions: " << r.first;
+    EXPECT_GT(allocated, 1000u);
+    EXPECT_GT(refused, 1000u);
+    EXPECT_GT(kernels, 1000u);
+  }
+}
+
 // The comparison can fail: the SMST twin with its error output stuck at 1 after cycle 5000.
 TEST(TwinCosim, AnRtlBugInjectedOnTheTwinIsCaught) {
   const ExtensionParams p = platform16();

@@ -19,7 +19,8 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   instruction and its ratio 320 / 20 SMs (target <= 1.25).
 - tb: the TB-level 8-process Parboil workload of scripts/tanasic_ch5.py under FCFS and under PPQ
   with context switch preemption: seconds per simulation and microseconds per TB.
-- tables: the same PPQ run with the scheduling framework's KSRT, SMST and PTBQ reached as the C++
+- tables: the same PPQ run with the scheduling framework's five tables (command buffers, active
+  queue, KSRT, SMST, PTBQ) reached as the C++
   core (the default), as pin views and as verilated Verilog twins (extensions.<table>.impl): CPU
   seconds of each and its ratio to core (what co-simulating the tables in the loop costs).
 - large: a large trace the script writes itself (--large-mb of text, default 70, in a temporary
@@ -45,7 +46,7 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")  # --mpgpu replaces it
 SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "tb", "tables", "large")
-LINKED_TABLES = ("smst", "ksrt", "ptbq")  # what the SM driver reaches through extensions.<table>.impl
+LINKED_TABLES = ("command_buffers", "active_queue", "ksrt", "smst", "ptbq")  # the SM driver's, extensions.<table>.impl
 TARGET_WIPS = {"compute_bound": 50e6, "memory_bound": 5e6}  # warp instructions per CPU second
 TARGET_QUANTUM_RATIO = 2.0   # CPU per warp instruction, quantum 1 / quantum 100
 TARGET_SCALING_RATIO = 1.25  # ns per warp instruction, 320 SMs / 20 SMs

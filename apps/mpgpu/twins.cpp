@@ -22,6 +22,7 @@ int cmd_twins(const std::vector<std::string>& platforms) {
     lines.insert({"command_buffers", params_text(command_buffers_twin_params(e))});
     lines.insert({"active_queue", params_text(active_queue_twin_params(e))});
     lines.insert({"victim_sets", params_text(victim_sets_twin_params(c.sm.dual_kernel))});
+    lines.insert({"preempting_status", params_text(preempting_status_twin_params(c.sm.dual_kernel))});
   }
   std::string list;
   for (const auto& n : names) list += " " + n;

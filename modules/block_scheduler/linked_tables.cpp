@@ -78,15 +78,31 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
       };
     d->observe_tables(std::move(smst), std::move(ksrt), std::move(ptbq), std::move(cmd), std::move(active));
   }
-  if (processor_ && !links_.victim_sets.empty())
-    processor_->observe_victim_sets(
-        [this](uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
-          VictimSetsBus rq;
-          rq.req_op = op, rq.req_pos = pos, rq.req_slot = slot;
-          VictimSetsBus want = rq;
-          VictimSetsPinLogic::respond(after, pos, want);
-          access(*links_.victim_sets.at(sm), rq, want, fmt::format("op {} (position {}, slot {})", op, pos, slot));
-        });
+  if (!processor_ || (links_.victim_sets.empty() && links_.preempting_status.empty())) return;
+  PreemptionProcessor::TablesObserver o;
+  o.planned = [this](uint32_t sm) {  // a new preempting kernel: the SM's tables start empty
+    if (!links_.victim_sets.empty()) links_.victim_sets.at(sm)->reset();
+    if (!links_.preempting_status.empty()) links_.preempting_status.at(sm)->reset();
+  };
+  if (!links_.victim_sets.empty())
+    o.victim_sets = [this](uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
+      VictimSetsBus rq;
+      rq.req_op = op, rq.req_pos = pos, rq.req_slot = slot;
+      VictimSetsBus want = rq;
+      VictimSetsPinLogic::respond(after, pos, want);
+      access(*links_.victim_sets.at(sm), rq, want, fmt::format("op {} (position {}, slot {})", op, pos, slot));
+    };
+  if (!links_.preempting_status.empty())
+    o.status = [this](uint32_t sm, unsigned op, uint32_t pos, uint32_t arg, const PreemptingAllocationStatus& after) {
+      PreemptingStatusBus rq;
+      rq.req_op = op, rq.req_pos = pos;
+      if (op == PreemptingStatusPinLogic::kSetKernel) rq.req_pid = arg, rq.req_kernel = after.kernel_id();
+      else rq.req_slot = arg;
+      PreemptingStatusBus want = rq;
+      PreemptingStatusPinLogic::respond(after, pos, want);
+      access(*links_.preempting_status.at(sm), rq, want, fmt::format("op {} (position {}, argument {})", op, pos, arg));
+    };
+  processor_->observe_tables(std::move(o));
 }
 
 }  // namespace mpgpu

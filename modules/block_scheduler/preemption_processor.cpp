@@ -89,10 +89,15 @@ PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStat
            allocation_positions(tables_, s.registers, s.shared_mem, rounded_registers(sm_, k.registers_per_tb),
                                 k.shared_mem_per_tb),
            CandidateVictimSets(tables_), PreemptingAllocationStatus(tables_)};
+  if (observer_.planned) observer_.planned(sm);
+  if (observer_.status)
+    d.status.set_observer([this, sm](unsigned op, uint32_t pos, uint32_t arg, const PreemptingAllocationStatus& after) {
+      observer_.status(sm, op, pos, arg, after);
+    });
   d.status.set_kernel(next.context, next.id % (1u << tables_.kernel_id_bits));
-  if (observer_)
+  if (observer_.victim_sets)
     d.sets.set_observer([this, sm](unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
-      observer_(sm, op, pos, slot, after);
+      observer_.victim_sets(sm, op, pos, slot, after);
     });
   std::vector<CandidateVictimSets::Resident> resident;
   for (const auto& t : s.tbs)

@@ -67,10 +67,15 @@ class PreemptionProcessor {
   void left(uint32_t sm, uint32_t slot);                // a TB in that slot left the SM
   void end_dual(uint32_t sm) { sms_.at(sm).reset(); }   // the SM runs one kernel again
   const CandidateVictimSets& victim_sets(uint32_t sm) const { return sms_.at(sm)->sets; }
-  // Every update of an SM's candidate victim sets goes to `o` too (a pin view or twin shadow).
-  using VictimSetsObserver = std::function<void(uint32_t sm, unsigned op, uint32_t pos, uint32_t slot,
-                                                const CandidateVictimSets& after)>;
-  void observe_victim_sets(VictimSetsObserver o) { observer_ = std::move(o); }
+  // What the owner of an SM's SPEC 4 tables sees (to make the same updates on their links): a
+  // plan (both tables start empty: the processor clears them for the new preempting kernel) and
+  // every update of the candidate victim sets and of the preempting kernel's allocation status.
+  struct TablesObserver {
+    std::function<void(uint32_t sm)> planned;
+    std::function<void(uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after)> victim_sets;
+    std::function<void(uint32_t sm, unsigned op, uint32_t pos, uint32_t arg, const PreemptingAllocationStatus& after)> status;
+  };
+  void observe_tables(TablesObserver o) { observer_ = std::move(o); }
 
  private:
   std::vector<TbCosts> costs_by_slot(const SmStatusReport& s) const;
@@ -85,7 +90,7 @@ class PreemptionProcessor {
   DualKernelParams tables_;  // K positions, P = the SM's TB slots
   std::unordered_map<uint32_t, KernelTbStats> stats_;  // by launch
   std::vector<std::optional<DualSm>> sms_;
-  VictimSetsObserver observer_;
+  TablesObserver observer_;
 };
 
 }  // namespace mpgpu

@@ -20,17 +20,24 @@ void RunningTbStatus::executed(uint32_t slot, uint64_t n) {
 void RunningTbStatus::lost_idempotence(uint32_t slot) { table_.at(slot).flush = false; }
 
 void PreemptingAllocationStatus::set_kernel(uint32_t pid, uint32_t kernel_id) {
-  pid_ = static_cast<uint32_t>(checked(pid, p_.pid_bits, "preempting_kernel", "pid"));
+  // Both checked before either is written: a rejected update changes nothing.
+  const auto p = static_cast<uint32_t>(checked(pid, p_.pid_bits, "preempting_kernel", "pid"));
   kernel_ = static_cast<uint32_t>(checked(kernel_id, p_.kernel_id_bits, "preempting_kernel", "kernel_id"));
+  pid_ = p;
+  notify(3, 0, pid);
 }
 
 void PreemptingAllocationStatus::allocate(uint32_t position, uint32_t tb_slot) {
   if (allocated_.at(position)) throw SimError("preempting allocation status: position already allocated");
   slot_[position] = static_cast<uint32_t>(checked(tb_slot, bits_for(p_.tb_slots), "preempting_allocation_status", "tb_slot"));
   allocated_[position] = true;
+  notify(1, position, tb_slot);
 }
 
-void PreemptingAllocationStatus::release(uint32_t position) { allocated_.at(position) = false; }
+void PreemptingAllocationStatus::release(uint32_t position) {
+  allocated_.at(position) = false;
+  notify(2, position, 0);
+}
 
 std::vector<AllocationPosition> allocation_positions(const DualKernelParams& p, uint32_t registers, uint32_t shared_mem,
                                                      uint32_t tb_registers, uint32_t tb_shared_mem) {

@@ -2,6 +2,7 @@
 // The other per-SM tables of the dual-kernel approach (SPEC 4): running-TB status (what the
 // victim selection costs each technique with), the preempting kernel's allocation status, and the
 // predetermined allocation positions.
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -38,8 +39,18 @@ class PreemptingAllocationStatus {
   uint32_t tb_slot(uint32_t position) const { return slot_.at(position); }
   uint32_t pid() const { return pid_; }
   uint32_t kernel_id() const { return kernel_; }
+  uint32_t positions() const { return p_.positions; }
+  // Called after every update with (op code of PreemptingStatusPinLogic, position, argument:
+  // the TB slot, or the pid of set_kernel) and the table after it: its owner makes the same update
+  // on the pins.
+  using Observer = std::function<void(unsigned op, uint32_t position, uint32_t arg, const PreemptingAllocationStatus& after)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
 
  private:
+  void notify(unsigned op, uint32_t position, uint32_t arg) const {
+    if (observer_) observer_(op, position, arg, *this);
+  }
+  Observer observer_;
   DualKernelParams p_;
   std::vector<uint32_t> slot_;
   std::vector<bool> allocated_;

@@ -61,6 +61,10 @@ class TableLink {
     cycles_ += n;
     return n;
   }
+  // Reset held over one edge (the owner clears the table): no access, no cycles charged.
+  void reset() {
+    if (table_) table_->reset(bus_);
+  }
   const Bus& pins() const { return bus_; }
   uint64_t accesses() const { return accesses_; }
   uint64_t cycles() const { return cycles_; }

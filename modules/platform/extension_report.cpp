@@ -93,10 +93,12 @@ json extension_report(const PlatformConfig& c) {
                      "register-file and shared-memory offset of each predetermined position"));
   rows.push_back(row("running_tb_status", "SPEC 4", true, c.sm.max_tbs, running_tb_status_layout(dk), n, 1,
                      "per resident TB: executed instructions, issue cycle, flush (idempotent so far)"));
-  rows.push_back(row("preempting_allocation_status", "SPEC 4", true, dk.positions, preempting_status_layout(dk), n, 1,
-                     "per position: allocated bit and the TB placed there"));
-  rows.push_back(row("preempting_kernel", "SPEC 4", true, 1, preempting_kernel_layout(dk), n, 1,
-                     "process id and kernel id of the preempting kernel"));
+  rows.push_back(linked(row("preempting_allocation_status", "SPEC 4", true, dk.positions, preempting_status_layout(dk), n, 1,
+                            "per position: allocated bit and the TB placed there"),
+                        c, "preempting_status"));
+  rows.push_back(linked(row("preempting_kernel", "SPEC 4", true, 1, preempting_kernel_layout(dk), n, 1,
+                            "process id and kernel id of the preempting kernel (linked with the allocation status)"),
+                        c, "preempting_status"));
   const SharingHwParams sh = sharing_hw_params(c);
   rows.push_back(row("profiling_counters", "SPEC 5", true, 1, profiling_counters_layout(sh), n, 1,
                      fmt::format("MIAS: I, C, L1 misses, M, A over a {}-cycle window; cleared at its start", sh.window_cycles)));

@@ -50,8 +50,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
   for (uint32_t i = 0; i < cfg.dram.channels; ++i)
     mcs_.push_back(make<MemoryController>(ModuleRole::dram, cfg.dram_kind, "mc" + std::to_string(i), i));
   // The block scheduler's extension tables through their links (extensions.<table>): the SM
-  // driver's command buffers, active queue, KSRT, SMST and PTBQ (one scheduling domain), the
-  // victim sets of each SM (dual_kernel).
+  // driver's command buffers, active queue, KSRT, SMST and PTBQ (one scheduling domain), each SM's
+  // candidate victim sets and preempting kernel's allocation status (dual_kernel).
   BlockSchedulerLinks links;
   if (bs_->driver()) {
     const ExtensionParams e = extension_params(cfg.sm, cfg.block_scheduler);
@@ -62,8 +62,12 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
     links.active_queue = make_active_queue_link(cfg, e);
   }
   if (w.policy == "dual_kernel" && bs_->preemption_processor())
-    for (uint32_t i = 0; i < cfg.sm.count; ++i)
-      if (auto l = make_victim_sets_link(cfg, cfg.sm.dual_kernel, "victim_sets" + std::to_string(i))) links.victim_sets.push_back(std::move(l));
+    for (uint32_t i = 0; i < cfg.sm.count; ++i) {
+      const std::string n = std::to_string(i);
+      if (auto l = make_victim_sets_link(cfg, cfg.sm.dual_kernel, "victim_sets" + n)) links.victim_sets.push_back(std::move(l));
+      if (auto l = make_preempting_status_link(cfg, cfg.sm.dual_kernel, "preempting_status" + n))
+        links.preempting_status.push_back(std::move(l));
+    }
   bs_->link_tables(std::move(links));
   // Sub-partitions: consecutive slices share one memory controller.
   const uint32_t per_channel = cfg.l2.slices / cfg.dram.channels;

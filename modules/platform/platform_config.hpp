@@ -30,7 +30,8 @@ struct TableLinkConfig {
   uint32_t latency_cycles = 1;  // core and pins; a twin's comes from its RTL
   std::string rtl;              // verilog: the RTL module (default: the table's own twin, rtl/<table>.v)
 };
-inline const char* const kLinkedTables[] = {"command_buffers", "active_queue", "ksrt", "smst", "ptbq", "victim_sets"};
+inline const char* const kLinkedTables[] = {"command_buffers", "active_queue", "ksrt",
+                                            "smst", "ptbq", "victim_sets", "preempting_status"};
 
 // Sizes of the per-SM extensions that are design choices rather than derived (SPEC 3, 4).
 struct ExtensionSizes {
@@ -39,7 +40,7 @@ struct ExtensionSizes {
   uint32_t dual_kernel_positions = 0;  // 0: T_max
   // The tables their owner reaches through a TableLink (extensions/table_link.hpp), by name:
   // command_buffers, active_queue, ksrt, smst, ptbq (the block scheduler's SM driver), victim_sets
-  // (its preemption processor, per SM).
+  // and preempting_status (its preemption processor, per SM).
   std::map<std::string, TableLinkConfig> links;
   const TableLinkConfig& link(const std::string& table) const;
 };

@@ -24,6 +24,7 @@ TwinParams params_of(const PlatformConfig& c, const std::string& table) {
   if (table == "ptbq") return ptbq_twin_params(e);
   if (table == "command_buffers") return command_buffers_twin_params(e);
   if (table == "active_queue") return active_queue_twin_params(e);
+  if (table == "preempting_status") return preempting_status_twin_params(c.sm.dual_kernel);
   return victim_sets_twin_params(c.sm.dual_kernel);
 }
 
@@ -85,6 +86,13 @@ std::unique_ptr<TableLink<ActiveQueueBus>> make_active_queue_link(const Platform
                                                         p, active_queue_twin_params(p), make_active_queue_twin);
 }
 
+std::unique_ptr<TableLink<PreemptingStatusBus>> make_preempting_status_link(const PlatformConfig& c, const DualKernelParams& p,
+                                                                            const std::string& name) {
+  return make_link<PreemptingStatusBus, PreemptingStatusPinLogic>(c.extensions.link("preempting_status"), "preempting_status",
+                                                                  name, p, preempting_status_twin_params(p),
+                                                                  make_preempting_status_twin);
+}
+
 uint32_t measured_latency(const PlatformConfig& c, const std::string& table) {
   const TableLinkConfig& l = c.extensions.link(table);
   if (l.impl == ExtensionImpl::core) return l.latency_cycles;
@@ -99,6 +107,7 @@ uint32_t measured_latency(const PlatformConfig& c, const std::string& table) {
     push.req_op = ActiveQueuePinLogic::kPush;
     return make_active_queue_link(c, e)->access(push, 0);
   }
+  if (table == "preempting_status") return make_preempting_status_link(c, c.sm.dual_kernel, table)->access(PreemptingStatusBus{}, 0);
   return make_victim_sets_link(c, c.sm.dual_kernel, table)->access(VictimSetsBus{}, 0);
 }
 

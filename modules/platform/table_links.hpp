@@ -7,6 +7,7 @@
 
 #include "common/config_node.hpp"
 #include "extensions/ksrt_pins.hpp"
+#include "extensions/preempting_status_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
 #include "extensions/queue_pins.hpp"
 #include "extensions/smst_pins.hpp"
@@ -32,6 +33,9 @@ std::unique_ptr<TableLink<VictimSetsBus>> make_victim_sets_link(const PlatformCo
 
 std::unique_ptr<TableLink<CommandBuffersBus>> make_command_buffers_link(const PlatformConfig& c, const ExtensionParams& p);
 std::unique_ptr<TableLink<ActiveQueueBus>> make_active_queue_link(const PlatformConfig& c, const ExtensionParams& p);
+
+std::unique_ptr<TableLink<PreemptingStatusBus>> make_preempting_status_link(const PlatformConfig& c, const DualKernelParams& p,
+                                                                            const std::string& name);
 
 // One access measured on the table as configured (core: the configured latency): `mpgpu report`.
 uint32_t measured_latency(const PlatformConfig& c, const std::string& table);

@@ -41,6 +41,10 @@ TwinParams active_queue_twin_params(const ExtensionParams& p) {
   return {{"N", p.num_sms}, {"KB", field_bits(ActiveQueue::layout(p), "ksrt_index")}};
 }
 
+TwinParams preempting_status_twin_params(const DualKernelParams& p) {
+  return {{"K", p.positions}, {"SB", bits_for(p.tb_slots)}, {"PIDB", p.pid_bits}, {"KIDB", p.kernel_id_bits}};
+}
+
 std::string params_text(const TwinParams& p) {
   std::string s;
   for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);

@@ -19,6 +19,7 @@ TwinParams ptbq_twin_params(const ExtensionParams& p);
 TwinParams victim_sets_twin_params(const DualKernelParams& p);
 TwinParams command_buffers_twin_params(const ExtensionParams& p);
 TwinParams active_queue_twin_params(const ExtensionParams& p);
+TwinParams preempting_status_twin_params(const DualKernelParams& p);
 
 std::string params_text(const TwinParams& p);  // "N=20 SMB=5 ..."
 

@@ -76,6 +76,7 @@ struct ptbq_table { using Bus = PtbqBus; };
 struct victim_sets_table { using Bus = VictimSetsBus; };
 struct command_buffers_table { using Bus = CommandBuffersBus; };
 struct active_queue_table { using Bus = ActiveQueueBus; };
+struct preempting_status_table { using Bus = PreemptingStatusBus; };
 
 std::vector<TwinBuild> register_builds() {
   std::vector<TwinBuild> all;
@@ -137,6 +138,11 @@ std::unique_ptr<ClockedTable<CommandBuffersBus>> make_command_buffers_twin(const
 std::unique_ptr<ClockedTable<ActiveQueueBus>> make_active_queue_twin(const std::string& m, const TwinParams& p) {
   twin_builds();
   return make_twin<ActiveQueueBus>("active_queue", m, p);
+}
+
+std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_preempting_status_twin(const std::string& m, const TwinParams& p) {
+  twin_builds();
+  return make_twin<PreemptingStatusBus>("preempting_status", m, p);
 }
 
 }  // namespace mpgpu

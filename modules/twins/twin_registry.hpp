@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "extensions/ksrt_pins.hpp"
+#include "extensions/preempting_status_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
 #include "extensions/queue_pins.hpp"
 #include "extensions/smst_pins.hpp"
@@ -31,5 +32,6 @@ std::unique_ptr<ClockedTable<PtbqBus>> make_ptbq_twin(const std::string& module,
 std::unique_ptr<ClockedTable<VictimSetsBus>> make_victim_sets_twin(const std::string& module, const TwinParams& p);
 std::unique_ptr<ClockedTable<CommandBuffersBus>> make_command_buffers_twin(const std::string& module, const TwinParams& p);
 std::unique_ptr<ClockedTable<ActiveQueueBus>> make_active_queue_twin(const std::string& module, const TwinParams& p);
+std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_preempting_status_twin(const std::string& module, const TwinParams& p);
 
 }  // namespace mpgpu
