@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 bin=${MPGPU:-build/mpgpu}
 workloads=(configs/default.yaml configs/parboil/parboil.yaml configs/warp/compute_bound.yaml
            configs/warp/memory_bound.yaml configs/examples/every_key.yaml configs/examples/flush_preemption.yaml
-           configs/examples/dual_kernel_preemption.yaml configs/examples/mias_sharing.yaml)
+           configs/examples/dual_kernel_preemption.yaml configs/examples/mias_sharing.yaml
+           configs/examples/rtl_in_the_loop.yaml)
 # Optional platform sections no bundled platform sets, so that their keys are read too.
 sets=(--set sm.preemption.drain_cycles=100 --set extensions.smst.impl=core --set extensions.smst.latency_cycles=1
       --set extensions.ksrt.impl=core --set extensions.ptbq.impl=core --set extensions.victim_sets.impl=core

@@ -67,7 +67,7 @@ struct SchedulingSetup {
 };
 
 // The platform parameters the scheduling-framework tables are sized from (one place for the
-// driver, the report and the pin-view shadows).
+// driver, the report and the Verilog twins' parameters).
 ExtensionParams extension_params(const SmParams& sm, const BlockSchedulerParams& p);
 
 // One preemption of an SM, with what happened to each TB the SM reported (switch and flush

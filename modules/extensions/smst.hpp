@@ -33,8 +33,8 @@ class Smst {
   // The first idle SM in index order (the serial search of SPEC 2), or -1.
   int find_idle() const;
 
-  // Called after every successful update with (op code of SmstPins, sm, argument): lets a pin
-  // view or Verilog twin shadow the core in a full run.
+  // Called after every successful update with (op code of SmstPinLogic, sm, argument): its owner
+  // makes the same update on the table's pins (extensions/table_link.hpp).
   using Observer = std::function<void(unsigned op, uint32_t sm, uint32_t arg)>;
   void set_observer(Observer o) { observer_ = std::move(o); }
 

@@ -32,8 +32,8 @@ class CandidateVictimSets {
  public:
   // The table's operations (the pin view's and the Verilog twin's request codes).
   enum Op : unsigned { kRead = 0, kSet = 1, kClearTb = 2, kClearRow = 3 };
-  // Called after every update with the operation and the table as it now is (a shadow replays
-  // it on the pin view or the Verilog twin).
+  // Called after every update with the operation and the table as it now is: its owner makes the
+  // same update on the table's pins (extensions/table_link.hpp).
   using Observer = std::function<void(unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after)>;
 
   explicit CandidateVictimSets(const DualKernelParams& p) : p_(p), sets_(p.positions, boost::dynamic_bitset<>(p.tb_slots)) {}
