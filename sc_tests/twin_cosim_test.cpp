@@ -277,6 +277,31 @@ TEST(TwinCosim, AnRtlBugInjectedOnTheTwinIsCaught) {
   EXPECT_NE(r.first.find("resp_error 1 vs 0"), std::string::npos) << r.first;
 }
 
+// What the block scheduler does after every linked update: a twin that answers differently from
+// the core stops the run, naming the table, the update, the time and the outputs.
+TEST(TableLink, AResponseThatDiffersFromTheCoreStopsTheRun) {
+  const ExtensionParams p = platform16();
+  TableLink<SmstBus> good("smst", ExtensionImpl::verilog, 1, make_smst_twin("smst", smst_twin_params(p)));
+  TableLink<SmstBus> bad("smst", ExtensionImpl::verilog, 1,
+                         std::make_unique<StuckError<SmstBus>>(make_smst_twin("smst", smst_twin_params(p)), 1));
+  Smst core(p);
+  core.set_running(3, 2);
+  SmstBus rq;
+  rq.req_op = SmstPinLogic::kSetRunning, rq.req_sm = 3, rq.req_arg = 2;
+  const SmstBus want = SmstPinLogic::expected(core, SmstPinLogic::kSetRunning, 3, 2);
+  good.access(rq, 7000);
+  EXPECT_NO_THROW(check_response(good, want, "op 1 on SM 3 (arg 2)", 7000));
+  bad.access(rq, 7000);  // its first edge is right
+  EXPECT_NO_THROW(check_response(bad, want, "op 1 on SM 3 (arg 2)", 7000));
+  bad.access(rq, 8000);  // from the second on, its error output is stuck at 1
+  try {
+    check_response(bad, want, "op 1 on SM 3 (arg 2)", 8000);
+    ADD_FAILURE() << "no error";
+  } catch (const SimError& e) {
+    EXPECT_EQ(std::string(e.what()), "smst (verilog) differs from the C++ core after op 1 on SM 3 (arg 2) at 8000 ps: resp_error 1 vs 0");
+  }
+}
+
 // The link counts the cycles up to resp_valid: the pin view's pipeline depth, or the RTL's own
 // timing (rtl/examples/smst_serial_search.v: 2 + i cycles when SM i is the first idle one).
 TEST(TableLink, CountsTheCyclesUntilTheResponse) {

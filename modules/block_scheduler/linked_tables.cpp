@@ -19,11 +19,9 @@ void BlockScheduler::charge_access(uint32_t cycles) {
 
 template <class Bus>
 void BlockScheduler::access(TableLink<Bus>& link, const Bus& request, const Bus& expected, const std::string& what) {
-  const uint32_t cycles = link.access(request, local_time_ps());
-  if (link.impl() != ExtensionImpl::core)
-    if (const std::string diff = output_differences(link.pins(), expected); !diff.empty())
-      throw SimError(fmt::format("{} ({}) differs from the C++ core after {} at {} ps: {}", link.name(),
-                                 impl_name(link.impl()), what, local_time_ps(), diff));
+  const uint64_t at = local_time_ps();
+  const uint32_t cycles = link.access(request, at);
+  check_response(link, expected, what, at);
   charge_access(cycles);
 }
 

@@ -96,4 +96,15 @@ class TableLink {
   uint64_t period_ps_ = 1000;
 };
 
+// Lock-step check of a pins or verilog link against the core after an access: throws SimError
+// naming the table, the implementation, the update `what`, the time and every differing output.
+template <class Bus>
+void check_response(const TableLink<Bus>& link, const Bus& expected, const std::string& what, uint64_t at_ps) {
+  if (link.impl() == ExtensionImpl::core) return;
+  const std::string diff = output_differences(link.pins(), expected);
+  if (!diff.empty())
+    throw SimError(link.name() + " (" + impl_name(link.impl()) + ") differs from the C++ core after " + what + " at " +
+                   std::to_string(at_ps) + " ps: " + diff);
+}
+
 }  // namespace mpgpu
