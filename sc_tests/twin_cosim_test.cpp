@@ -93,7 +93,7 @@ void drive_smst(SmstBus& b, std::mt19937_64& rng, uint64_t, uint32_t n, uint32_t
 TEST(TwinCosim, SmstPinViewMatchesVerilogTwinEveryCycle) {
   for (const ExtensionParams& p : {platform16(), platform20()}) {
     SmstPinView model(1, p);
-    auto rtl = make_smst_twin("smst", smst_twin_params(p));
+    auto rtl = make_twin<SmstBus>("smst", "smst", smst_twin_params(p));
     const uint32_t kb = static_cast<uint32_t>(smst_twin_params(p)[2].second);
     uint64_t errors = 0, reserved = 0;
     const Result r = cosim<SmstBus>(
@@ -108,7 +108,7 @@ TEST(TwinCosim, SmstPinViewMatchesVerilogTwinEveryCycle) {
 TEST(TwinCosim, KsrtPinViewMatchesVerilogTwinEveryCycle) {
   for (const ExtensionParams& p : {platform16(), platform20()}) {
     KsrtPinView model(1, p);
-    auto rtl = make_ksrt_twin("ksrt", ksrt_twin_params(p));
+    auto rtl = make_twin<KsrtBus>("ksrt", "ksrt", ksrt_twin_params(p));
     uint64_t errors = 0, allocated = 0;
     const Result r = cosim<KsrtBus>(
         model, *rtl, 20000, 99,
@@ -137,7 +137,7 @@ TEST(TwinCosim, KsrtPinViewMatchesVerilogTwinEveryCycle) {
 TEST(TwinCosim, PtbqPinViewMatchesVerilogTwinEveryCycleUpToFullQueues) {
   for (const ExtensionParams& p : {platform16(), platform20()}) {
     PtbqPinView model(1, p);
-    auto rtl = make_ptbq_twin("ptbq", ptbq_twin_params(p));
+    auto rtl = make_twin<PtbqBus>("ptbq", "ptbq", ptbq_twin_params(p));
     const uint64_t capacity = uint64_t{p.num_sms} * p.max_tbs_per_sm;
     uint64_t errors = 0, full = 0, wrapped = 0, pops = 0;
     const Result r = cosim<PtbqBus>(
@@ -171,7 +171,7 @@ TEST(TwinCosim, VictimSetsPinViewMatchesVerilogTwinEveryCycle) {
     p.positions = k;
     p.tb_slots = k;
     VictimSetsPinView model(1, p);
-    auto rtl = make_victim_sets_twin("victim_sets", victim_sets_twin_params(p));
+    auto rtl = make_twin<VictimSetsBus>("victim_sets", "victim_sets", victim_sets_twin_params(p));
     uint64_t frees = 0, nonempty = 0;
     const Result r = cosim<VictimSetsBus>(
         model, *rtl, 20000, 777,
@@ -192,7 +192,7 @@ TEST(TwinCosim, VictimSetsPinViewMatchesVerilogTwinEveryCycle) {
 TEST(TwinCosim, CommandBuffersAndActiveQueuePinViewsMatchTheirVerilogTwinsEveryCycle) {
   for (const ExtensionParams& p : {platform16(), platform20()}) {
     CommandBuffersPinView cmd(1, p);
-    auto cmd_rtl = make_command_buffers_twin("command_buffers", command_buffers_twin_params(p));
+    auto cmd_rtl = make_twin<CommandBuffersBus>("command_buffers", "command_buffers", command_buffers_twin_params(p));
     uint64_t taken = 0, refused = 0;
     const Result c = cosim<CommandBuffersBus>(
         cmd, *cmd_rtl, 20000, 5,
@@ -211,7 +211,7 @@ TEST(TwinCosim, CommandBuffersAndActiveQueuePinViewsMatchTheirVerilogTwinsEveryC
     EXPECT_GT(refused, 1000u);
 
     ActiveQueuePinView aq(1, p);
-    auto aq_rtl = make_active_queue_twin("active_queue", active_queue_twin_params(p));
+    auto aq_rtl = make_twin<ActiveQueueBus>("active_queue", "active_queue", active_queue_twin_params(p));
     uint64_t removed = 0, full = 0;
     const Result a = cosim<ActiveQueueBus>(
         aq, *aq_rtl, 20000, 6,
@@ -239,7 +239,7 @@ TEST(TwinCosim, PreemptingStatusPinViewMatchesVerilogTwinEveryCycle) {
     p.positions = k;
     p.tb_slots = k;
     PreemptingStatusPinView model(1, p);
-    auto rtl = make_preempting_status_twin("preempting_status", preempting_status_twin_params(p));
+    auto rtl = make_twin<PreemptingStatusBus>("preempting_status", "preempting_status", preempting_status_twin_params(p));
     uint64_t allocated = 0, refused = 0, kernels = 0;
     const Result r = cosim<PreemptingStatusBus>(
         model, *rtl, 20000, 31,
@@ -268,7 +268,7 @@ TEST(TwinCosim, PreemptingStatusPinViewMatchesVerilogTwinEveryCycle) {
 TEST(TwinCosim, AnRtlBugInjectedOnTheTwinIsCaught) {
   const ExtensionParams p = platform16();
   SmstPinView model(1, p);
-  StuckError<SmstBus> rtl(make_smst_twin("smst", smst_twin_params(p)), 5000);
+  StuckError<SmstBus> rtl(make_twin<SmstBus>("smst", "smst", smst_twin_params(p)), 5000);
   const Result r = cosim<SmstBus>(
       model, rtl, 8000, 12345, [&](SmstBus& b, std::mt19937_64& g, uint64_t c) { drive_smst(b, g, c, 16, 4); },
       [](const SmstBus&) {});
@@ -281,9 +281,9 @@ TEST(TwinCosim, AnRtlBugInjectedOnTheTwinIsCaught) {
 // the core stops the run, naming the table, the update, the time and the outputs.
 TEST(TableLink, AResponseThatDiffersFromTheCoreStopsTheRun) {
   const ExtensionParams p = platform16();
-  TableLink<SmstBus> good("smst", ExtensionImpl::verilog, 1, make_smst_twin("smst", smst_twin_params(p)));
+  TableLink<SmstBus> good("smst", ExtensionImpl::verilog, 1, make_twin<SmstBus>("smst", "smst", smst_twin_params(p)));
   TableLink<SmstBus> bad("smst", ExtensionImpl::verilog, 1,
-                         std::make_unique<StuckError<SmstBus>>(make_smst_twin("smst", smst_twin_params(p)), 1));
+                         std::make_unique<StuckError<SmstBus>>(make_twin<SmstBus>("smst", "smst", smst_twin_params(p)), 1));
   Smst core(p);
   core.set_running(3, 2);
   SmstBus rq;
@@ -310,8 +310,8 @@ TEST(TableLink, CountsTheCyclesUntilTheResponse) {
   EXPECT_EQ(core.access(SmstBus{}, 0), 4u);
   TableLink<SmstBus> pins("smst", ExtensionImpl::pins, 3, std::make_unique<SmstPinView>(3, p));
   EXPECT_EQ(pins.access(SmstBus{}, 0), 3u);
-  TableLink<SmstBus> one("smst", ExtensionImpl::verilog, 1, make_smst_twin("smst", smst_twin_params(p)));
-  TableLink<SmstBus> serial("smst", ExtensionImpl::verilog, 1, make_smst_twin("smst_serial_search", smst_twin_params(p)));
+  TableLink<SmstBus> one("smst", ExtensionImpl::verilog, 1, make_twin<SmstBus>("smst", "smst", smst_twin_params(p)));
+  TableLink<SmstBus> serial("smst", ExtensionImpl::verilog, 1, make_twin<SmstBus>("smst", "smst_serial_search", smst_twin_params(p)));
   auto set_running = [](uint32_t sm) {
     SmstBus b;
     b.req_op = SmstPinLogic::kSetRunning, b.req_sm = sm, b.req_arg = 1;
@@ -355,7 +355,7 @@ TEST(TwinParams, FollowTheCoresFieldLayouts) {
   EXPECT_EQ(params_text(ptbq_twin_params(platform16())), "Q=16 C=256 CB=8 TBB=32 PB=32");
   EXPECT_EQ(params_text(ptbq_twin_params(platform20())), "Q=20 C=640 CB=10 TBB=32 PB=32");
   EXPECT_EQ(params_text(smst_twin_params(platform20())), "N=20 SMB=5 KB=5 TBB=6");
-  EXPECT_THROW(make_smst_twin("smst", {{"N", 3}, {"SMB", 2}, {"KB", 2}, {"TBB", 2}}), SimError);
+  EXPECT_THROW(make_twin<SmstBus>("smst", "smst", {{"N", 3}, {"SMB", 2}, {"KB", 2}, {"TBB", 2}}), SimError);
 }
 
 // rtl/twin_params.cmake covers every bundled platform (rewrite it with scripts/gen_twin_params.sh).

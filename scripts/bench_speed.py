@@ -308,23 +308,32 @@ def tanasic_workload():
     return tc, exp, platform, apps_file, tc.pick_processes(exp, apps, n, 0), n
 
 
+def tanasic_run_args(folder, tc, apps_file, procs, run):
+    """`mpgpu run` arguments for one of tanasic_ch5.RUNS (label, policy, preemption, high priority)
+    on `procs`: its workload file, and placeholder T_SP values. T_SP only enters the metrics after
+    the simulation: placeholders spare the isolated runs, so one simulation runs (the
+    main_simulation_* times cover only it anyway)."""
+    label, policy, pre, hp = run
+    tsp = os.path.join(folder, "tsp.json")
+    with open(tsp, "w") as f:
+        json.dump({p: 1.0 for p in procs}, f)
+    wl = os.path.join(folder, f"{label}.yaml")
+    with open(wl, "w") as f:
+        f.write(tc.workload_yaml(apps_file, procs, policy, pre, hp))
+    return ["--workload", wl, "--tsp", tsp]
+
+
 def section_tables(a, summary):
     tc, exp, platform, apps_file, procs, n = tanasic_workload()
     print(f"\nExtension tables in the loop: {n}-process Parboil, PPQ with context switch, on {exp['platform']}, "
           f"{', '.join(LINKED_TABLES)} as core / pins / verilog, best of {a.repeat or 3}")
     print(f"{'impl':<10}{'CPU s':>8}{'wall s':>8}{'x core':>8}{'table accesses':>16}")
     with tempfile.TemporaryDirectory() as folder:
-        tsp = os.path.join(folder, "tsp.json")
-        with open(tsp, "w") as f:
-            json.dump({p: 1.0 for p in procs}, f)
-        label, policy, pre, hp = next(r for r in tc.RUNS if r[0] == "ppq_ex_switch")
-        wl = os.path.join(folder, "ppq.yaml")
-        with open(wl, "w") as f:
-            f.write(tc.workload_yaml(apps_file, procs, policy, pre, hp))
+        run_args = tanasic_run_args(folder, tc, apps_file, procs, next(r for r in tc.RUNS if r[0] == "ppq_ex_switch"))
         base = None
         for impl in ("core", "pins", "verilog"):
             sets = [x for t in LINKED_TABLES for x in ("--set", f"extensions.{t}.impl={impl}")]
-            best = best_run(platform, ["--workload", wl, "--tsp", tsp] + sets, a.repeat or 3)
+            best = best_run(platform, run_args + sets, a.repeat or 3)
             cpu, wall = sim_seconds(best)
             base = base or cpu
             accesses = sum(c["accesses"] for c in best["host"].get("cosim", {}).values())
@@ -338,16 +347,9 @@ def section_tb(a, summary):
           f"best of {a.repeat or 1}")
     print(f"{'run':<15}{'TBs':>10}{'sim ms':>9}{'CPU s':>8}{'wall s':>8}{'us/TB CPU':>11}{'us/TB wall':>12}")
     with tempfile.TemporaryDirectory() as folder:
-        # T_SP only enters the metrics after the simulation: placeholders spare the isolated runs,
-        # so one simulation runs (the main_simulation_* times cover only it anyway).
-        tsp = os.path.join(folder, "tsp.json")
-        with open(tsp, "w") as f:
-            json.dump({p: 1.0 for p in procs}, f)
-        for label, policy, pre, hp in (r for r in tc.RUNS if r[0] in TB_LABELS):
-            wl = os.path.join(folder, f"{label}.yaml")
-            with open(wl, "w") as f:
-                f.write(tc.workload_yaml(apps_file, procs, policy, pre, hp))
-            best = best_run(platform, ["--workload", wl, "--tsp", tsp], a.repeat or 1)
+        for r in (r for r in tc.RUNS if r[0] in TB_LABELS):
+            label = r[0]
+            best = best_run(platform, tanasic_run_args(folder, tc, apps_file, procs, r), a.repeat or 1)
             cpu, wall = sim_seconds(best)
             tbs = best["tbs_done"]
             print(f"{label:<15}{tbs:>10}{best['sim']['time_ns'] / 1e6:>9.1f}{cpu:>8.2f}{wall:>8.2f}"

@@ -30,12 +30,12 @@ TwinParams params_of(const PlatformConfig& c, const std::string& table) {
 
 std::string module_of(const TableLinkConfig& l, const std::string& table) { return l.rtl.empty() ? table : l.rtl; }
 
-template <class Bus, class Logic, class Params, class MakeTwin>
+template <class Bus, class Logic, class Params>
 std::unique_ptr<TableLink<Bus>> make_link(const TableLinkConfig& l, const std::string& table, const std::string& name,
-                                          const Params& p, const TwinParams& tp, MakeTwin make_twin) {
+                                          const Params& p, const TwinParams& tp) {
   std::unique_ptr<ClockedTable<Bus>> t;
   if (l.impl == ExtensionImpl::pins) t = std::make_unique<PinView<Bus, Logic>>(l.latency_cycles, p);
-  if (l.impl == ExtensionImpl::verilog) t = make_twin(module_of(l, table), tp);
+  if (l.impl == ExtensionImpl::verilog) t = make_twin<Bus>(table, module_of(l, table), tp);
   if (!t && l.latency_cycles == 1) return nullptr;
   return std::make_unique<TableLink<Bus>>(name, l.impl, l.latency_cycles, std::move(t));
 }
@@ -62,35 +62,33 @@ const TableLinkConfig& ExtensionSizes::link(const std::string& table) const {
 }
 
 std::unique_ptr<TableLink<SmstBus>> make_smst_link(const PlatformConfig& c, const ExtensionParams& p) {
-  return make_link<SmstBus, SmstPinLogic>(c.extensions.link("smst"), "smst", "smst", p, smst_twin_params(p), make_smst_twin);
+  return make_link<SmstBus, SmstPinLogic>(c.extensions.link("smst"), "smst", "smst", p, smst_twin_params(p));
 }
 std::unique_ptr<TableLink<KsrtBus>> make_ksrt_link(const PlatformConfig& c, const ExtensionParams& p) {
-  return make_link<KsrtBus, KsrtPinLogic>(c.extensions.link("ksrt"), "ksrt", "ksrt", p, ksrt_twin_params(p), make_ksrt_twin);
+  return make_link<KsrtBus, KsrtPinLogic>(c.extensions.link("ksrt"), "ksrt", "ksrt", p, ksrt_twin_params(p));
 }
 std::unique_ptr<TableLink<PtbqBus>> make_ptbq_link(const PlatformConfig& c, const ExtensionParams& p) {
-  return make_link<PtbqBus, PtbqPinLogic>(c.extensions.link("ptbq"), "ptbq", "ptbq", p, ptbq_twin_params(p), make_ptbq_twin);
+  return make_link<PtbqBus, PtbqPinLogic>(c.extensions.link("ptbq"), "ptbq", "ptbq", p, ptbq_twin_params(p));
 }
 std::unique_ptr<TableLink<VictimSetsBus>> make_victim_sets_link(const PlatformConfig& c, const DualKernelParams& p,
                                                                 const std::string& name) {
   return make_link<VictimSetsBus, VictimSetsPinLogic>(c.extensions.link("victim_sets"), "victim_sets", name, p,
-                                                       victim_sets_twin_params(p), make_victim_sets_twin);
+                                                       victim_sets_twin_params(p));
 }
 
 std::unique_ptr<TableLink<CommandBuffersBus>> make_command_buffers_link(const PlatformConfig& c, const ExtensionParams& p) {
   return make_link<CommandBuffersBus, CommandBuffersPinLogic>(c.extensions.link("command_buffers"), "command_buffers",
-                                                              "command_buffers", p, command_buffers_twin_params(p),
-                                                              make_command_buffers_twin);
+                                                              "command_buffers", p, command_buffers_twin_params(p));
 }
 std::unique_ptr<TableLink<ActiveQueueBus>> make_active_queue_link(const PlatformConfig& c, const ExtensionParams& p) {
   return make_link<ActiveQueueBus, ActiveQueuePinLogic>(c.extensions.link("active_queue"), "active_queue", "active_queue",
-                                                        p, active_queue_twin_params(p), make_active_queue_twin);
+                                                        p, active_queue_twin_params(p));
 }
 
 std::unique_ptr<TableLink<PreemptingStatusBus>> make_preempting_status_link(const PlatformConfig& c, const DualKernelParams& p,
                                                                             const std::string& name) {
   return make_link<PreemptingStatusBus, PreemptingStatusPinLogic>(c.extensions.link("preempting_status"), "preempting_status",
-                                                                  name, p, preempting_status_twin_params(p),
-                                                                  make_preempting_status_twin);
+                                                                  name, p, preempting_status_twin_params(p));
 }
 
 uint32_t measured_latency(const PlatformConfig& c, const std::string& table) {

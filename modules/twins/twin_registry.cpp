@@ -60,15 +60,6 @@ std::vector<Factory<Bus>>& factories() {
   return f;
 }
 
-template <class Bus>
-std::unique_ptr<ClockedTable<Bus>> make_twin(const std::string& table, const std::string& module, const TwinParams& p) {
-  const std::string text = params_text(p);
-  for (const auto& f : factories<Bus>())
-    if (f.table == table && f.module == module && f.params == text) return f.make();
-  throw SimError("no Verilog twin '" + module + "' of the " + table + " built with " + text + " (built: " +
-                 twin_builds_text(table) + "); add the platform to rtl/twin_params.cmake with `mpgpu twins` and rebuild");
-}
-
 // Each table's pins, by the table name the build lines use.
 struct smst_table { using Bus = SmstBus; };
 struct ksrt_table { using Bus = KsrtBus; };
@@ -114,35 +105,22 @@ std::string twin_builds_text(const std::string& table) {
   return s.empty() ? "none" : s;
 }
 
-std::unique_ptr<ClockedTable<SmstBus>> make_smst_twin(const std::string& m, const TwinParams& p) {
-  twin_builds();
-  return make_twin<SmstBus>("smst", m, p);
-}
-std::unique_ptr<ClockedTable<KsrtBus>> make_ksrt_twin(const std::string& m, const TwinParams& p) {
-  twin_builds();
-  return make_twin<KsrtBus>("ksrt", m, p);
-}
-std::unique_ptr<ClockedTable<PtbqBus>> make_ptbq_twin(const std::string& m, const TwinParams& p) {
-  twin_builds();
-  return make_twin<PtbqBus>("ptbq", m, p);
-}
-std::unique_ptr<ClockedTable<VictimSetsBus>> make_victim_sets_twin(const std::string& m, const TwinParams& p) {
-  twin_builds();
-  return make_twin<VictimSetsBus>("victim_sets", m, p);
+template <class Bus>
+std::unique_ptr<ClockedTable<Bus>> make_twin(const std::string& table, const std::string& module, const TwinParams& p) {
+  const std::string text = params_text(p);
+  twin_builds();  // registers the factories
+  for (const auto& f : factories<Bus>())
+    if (f.table == table && f.module == module && f.params == text) return f.make();
+  throw SimError("no Verilog twin '" + module + "' of the " + table + " built with " + text + " (built: " +
+                 twin_builds_text(table) + "); add the platform to rtl/twin_params.cmake with `mpgpu twins` and rebuild");
 }
 
-std::unique_ptr<ClockedTable<CommandBuffersBus>> make_command_buffers_twin(const std::string& m, const TwinParams& p) {
-  twin_builds();
-  return make_twin<CommandBuffersBus>("command_buffers", m, p);
-}
-std::unique_ptr<ClockedTable<ActiveQueueBus>> make_active_queue_twin(const std::string& m, const TwinParams& p) {
-  twin_builds();
-  return make_twin<ActiveQueueBus>("active_queue", m, p);
-}
-
-std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_preempting_status_twin(const std::string& m, const TwinParams& p) {
-  twin_builds();
-  return make_twin<PreemptingStatusBus>("preempting_status", m, p);
-}
+template std::unique_ptr<ClockedTable<SmstBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<KsrtBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<PtbqBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<VictimSetsBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<CommandBuffersBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<ActiveQueueBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 
 }  // namespace mpgpu

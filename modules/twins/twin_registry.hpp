@@ -25,13 +25,9 @@ bool twin_built(const std::string& table, const std::string& module, const TwinP
 // The builds of `table` in a message: "smst (N=16 ...), smst_serial_search (...)".
 std::string twin_builds_text(const std::string& table);
 
-// A fresh instance; throws SimError when that build is not in the binary.
-std::unique_ptr<ClockedTable<SmstBus>> make_smst_twin(const std::string& module, const TwinParams& p);
-std::unique_ptr<ClockedTable<KsrtBus>> make_ksrt_twin(const std::string& module, const TwinParams& p);
-std::unique_ptr<ClockedTable<PtbqBus>> make_ptbq_twin(const std::string& module, const TwinParams& p);
-std::unique_ptr<ClockedTable<VictimSetsBus>> make_victim_sets_twin(const std::string& module, const TwinParams& p);
-std::unique_ptr<ClockedTable<CommandBuffersBus>> make_command_buffers_twin(const std::string& module, const TwinParams& p);
-std::unique_ptr<ClockedTable<ActiveQueueBus>> make_active_queue_twin(const std::string& module, const TwinParams& p);
-std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_preempting_status_twin(const std::string& module, const TwinParams& p);
+// A fresh instance of RTL `module` built for `table` (its bus: SmstBus for "smst", ...) with
+// `params`; throws SimError naming the builds there are when that one is not in the binary.
+template <class Bus>
+std::unique_ptr<ClockedTable<Bus>> make_twin(const std::string& table, const std::string& module, const TwinParams& params);
 
 }  // namespace mpgpu
