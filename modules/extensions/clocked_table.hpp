@@ -48,8 +48,6 @@ class PinView : public ClockedTable<Bus> {
     if (out.resp_valid) b.take_outputs(out);
     else b.resp_valid = 0;  // outputs hold between responses, as the twins' registers do
   }
-  const Logic& logic() const { return logic_; }
-  Logic& logic() { return logic_; }
 
  private:
   uint32_t latency_;

@@ -77,7 +77,6 @@ class TableLink {
     first_var_ = w.add_scope(name_, vars);
     period_ps_ = period_ps;
   }
-  bool traced() const { return vcd_ != nullptr; }
 
  private:
   void dump(uint64_t t) {
