@@ -22,7 +22,8 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
 - tables: the same PPQ run with the scheduling framework's five tables (command buffers, active
   queue, KSRT, SMST, PTBQ) reached as the C++
   core (the default), as pin views and as verilated Verilog twins (extensions.<table>.impl): CPU
-  seconds of each and its ratio to core (what co-simulating the tables in the loop costs).
+  seconds of each and its ratio to core (what co-simulating the tables in the loop costs); then
+  the memory-bound case under operand_log with each SM's replay queue and operand log likewise.
 - large: a large trace the script writes itself (--large-mb of text, default 70, in a temporary
   folder): run once with a cold binary cache (parse + simulate) and once warm (the cache reused),
   each with its wall time and peak memory (largest RSS of the run's processes). Then the same
@@ -47,6 +48,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")  # --mpgpu replaces it
 SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "tb", "tables", "large")
 LINKED_TABLES = ("command_buffers", "active_queue", "ksrt", "smst", "ptbq")  # the SM driver's, extensions.<table>.impl
+SM_TABLES = ("replay_queue", "operand_log")  # each SM pipeline's, under sm.fault_organization operand_log
 TARGET_WIPS = {"compute_bound": 50e6, "memory_bound": 5e6}  # warp instructions per CPU second
 TARGET_QUANTUM_RATIO = 2.0   # CPU per warp instruction, quantum 1 / quantum 100
 TARGET_SCALING_RATIO = 1.25  # ns per warp instruction, 320 SMs / 20 SMs
@@ -339,6 +341,20 @@ def section_tables(a, summary):
             accesses = sum(c["accesses"] for c in best["host"].get("cosim", {}).values())
             print(f"{impl:<10}{cpu:>8.2f}{wall:>8.2f}{cpu / base:>8.2f}{accesses:>16}")
             summary[f"tables_{impl}_cpu_s"], summary[f"tables_{impl}_x_core"] = round(cpu, 3), round(cpu / base, 3)
+    # The SM's tables: every global memory instruction updates both at issue (and again at commit).
+    name, args = next(c for c in WARP_CASES if c[0] == "memory_bound")
+    print(f"\n{name} on {a.platform} under {FAULT_KEY}=operand_log, {', '.join(SM_TABLES)} as core / pins / verilog")
+    print(f"{'impl':<10}{'CPU s':>8}{'wall s':>8}{'x core':>8}{'table accesses':>16}")
+    base = None
+    for impl in ("core", "pins", "verilog"):
+        sets = ["--set", f"{FAULT_KEY}=operand_log"] + FAULT_SETS
+        sets += [x for t in SM_TABLES for x in ("--set", f"extensions.{t}.impl={impl}")]
+        best = best_run(a.platform, args + sets, a.repeat or 3)
+        cpu, wall = sim_seconds(best)
+        base = base or cpu
+        accesses = sum(c["accesses"] for c in best["host"].get("cosim", {}).values())
+        print(f"{impl:<10}{cpu:>8.2f}{wall:>8.2f}{cpu / base:>8.2f}{accesses:>16}")
+        summary[f"sm_tables_{impl}_cpu_s"], summary[f"sm_tables_{impl}_x_core"] = round(cpu, 3), round(cpu / base, 3)
 
 
 def section_tb(a, summary):

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "platform/platform_config.hpp"
-#include "twins/twin_params.hpp"
+#include "platform/table_links.hpp"
 
 namespace mpgpu {
 
@@ -14,15 +14,13 @@ int cmd_twins(const std::vector<std::string>& platforms) {
   std::set<std::string> names;
   for (const std::string& f : platforms) {
     const PlatformConfig c = load_platform(f, {});
-    const ExtensionParams e = extension_params(c.sm, c.block_scheduler);
     names.insert(std::filesystem::path(f).stem().string());
-    lines.insert({"smst", params_text(smst_twin_params(e))});
-    lines.insert({"ksrt", params_text(ksrt_twin_params(e))});
-    lines.insert({"ptbq", params_text(ptbq_twin_params(e))});
-    lines.insert({"command_buffers", params_text(command_buffers_twin_params(e))});
-    lines.insert({"active_queue", params_text(active_queue_twin_params(e))});
-    lines.insert({"victim_sets", params_text(victim_sets_twin_params(c.sm.dual_kernel))});
-    lines.insert({"preempting_status", params_text(preempting_status_twin_params(c.sm.dual_kernel))});
+    for (const char* table : kLinkedTables) lines.insert({table, params_text(twin_params_of(c, table))});
+    // SPEC 3 explores operand logs of 8, 16 and 32 KB: a twin of each size on every platform.
+    for (const char* bytes : {"8192", "16384", "32768"}) {
+      const PlatformConfig v = load_platform(f, {{"extensions.operand_log_bytes", bytes}});
+      lines.insert({"operand_log", params_text(twin_params_of(v, "operand_log"))});
+    }
   }
   std::string list;
   for (const auto& n : names) list += " " + n;

@@ -4,6 +4,7 @@
 // in program order, on restore. Holds no data: an entry names the warp and the instruction.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct ReplayEntry {
   uint64_t pc = 0;
   uint64_t seq = 0;  // model-side program order within the warp (the PC order in hardware)
   uint64_t leave = kUntilCommit;
+  uint32_t slot = 0;  // the entry's place in the table (the lowest free one at issue): commit's handle
 };
 
 class ReplayQueue {
@@ -37,7 +39,10 @@ class ReplayQueue {
   bool full() const { return q_.size() >= p_.entries; }
   size_t size() const { return q_.size(); }
   bool issue(const ReplayEntry& e);                 // false when full: issue stalls
+  uint32_t last_slot() const { return last_slot_; }  // the slot the last issue took
   bool commit(uint32_t warp, uint64_t seq);         // leaves the queue; false if not present
+  bool commit_slot(uint32_t slot);                  // the same by slot (the hardware's handle)
+  void check_warp(uint32_t warp) const;             // throws SimError when wider than its field
   // The instructions of one warp to replay, in program order (restore or fault replay).
   std::vector<ReplayEntry> replay_order(uint32_t warp) const;
   // Timed use: entries whose commit cycle has passed leave; a replayed instruction learns its
@@ -48,10 +53,20 @@ class ReplayQueue {
   // A context switch takes the warp's entries with its context (program order); they leave the SM.
   std::vector<ReplayEntry> take_warp(uint32_t warp);
 
+  // Every update, for a link to the table's pins (table_link.hpp): issue and commit of entry e
+  // (retire() commits one by one), take of e.warp's `taken` entries.
+  enum Op : unsigned { kIssue = 0, kCommit = 1, kTake = 2 };
+  using Observer = std::function<void(unsigned op, const ReplayEntry& e, uint32_t taken)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
+
  private:
+  void leave(const ReplayEntry& e);  // frees its slot, tells the observer
   ReplayQueueParams p_;
   FieldLayout layout_;
   std::deque<ReplayEntry> q_;
+  std::vector<uint64_t> busy_;  // slot occupancy bitmap
+  uint32_t last_slot_ = 0;
+  Observer observer_;
   uint64_t earliest_ = kUntilCommit;  // no entry leaves before: retire() is free until then
 };
 
@@ -61,6 +76,7 @@ class ReplayQueue {
 // the resident TBs and is part of the context.
 struct OperandLogParams {
   uint32_t bytes = 8192;     // per SM
+  uint32_t max_tbs = 16;     // TB slots per SM: the TBs it is split among
   uint32_t warp_size = 32;
   uint32_t value_bytes = 8;  // one address or data value per thread
   uint32_t max_warps = 64;
@@ -73,6 +89,7 @@ struct OperandLogParams {
 class OperandLog {
  public:
   explicit OperandLog(const OperandLogParams& p) : p_(p) {}
+  const OperandLogParams& params() const { return p_; }
   static FieldLayout layout(const OperandLogParams& p) {
     return {{"values", p.warp_size * p.value_bytes * 8}, {"warp", bits_for(p.max_warps)}, {"valid", 1}};
   }
@@ -95,6 +112,13 @@ class OperandLog {
   // A TB leaves the SM (finished or switched out): its entries go with it; returns how many.
   uint32_t take_tb(uint32_t tb_slot);
 
+  // Every update, for a link to the log's pins (table_link.hpp): partition among `arg` TBs,
+  // allocate / release of `n` entries of TB `arg` (retire() releases hold by hold), take of TB
+  // `arg`, which held `n`.
+  enum Op : unsigned { kPartition = 0, kAllocate = 1, kRelease = 2, kTake = 3 };
+  using Observer = std::function<void(unsigned op, uint32_t arg, uint32_t n)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
+
  private:
   struct Hold {
     uint32_t tb, warp, entries;
@@ -106,6 +130,7 @@ class OperandLog {
   std::vector<Hold> holds_;
   uint64_t earliest_ = kUntilCommit;  // no hold is released before
   std::vector<uint64_t> tb_earliest_;  // the same per TB slot (next_release without a scan)
+  Observer observer_;
 };
 
 }  // namespace mpgpu

@@ -80,11 +80,13 @@ json extension_report(const PlatformConfig& c) {
                             fmt::format("{} queues (one per KSRT entry) of N_SM x T_max = {} entries", n, n * c.sm.max_tbs)),
                         c, "ptbq"));
   const ReplayQueueParams& rq = c.sm.replay_queue;  // what the pipeline runs with
-  rows.push_back(row("replay_queue", "SPEC 3", true, rq.entries, ReplayQueue::layout(rq), n, 1,
-                     "in-flight global memory instructions; holds no data"));
+  rows.push_back(linked(row("replay_queue", "SPEC 3", true, rq.entries, ReplayQueue::layout(rq), n, 1,
+                            "in-flight global memory instructions; holds no data"),
+                        c, "replay_queue"));
   const OperandLogParams& ol = c.sm.operand_log;
-  rows.push_back(row("operand_log", "SPEC 3", true, ol.entries(), OperandLog::layout(ol), n, 1,
-                     fmt::format("{} B of operands, split evenly among resident TBs; load 1 entry, store 2", ol.bytes)));
+  rows.push_back(linked(row("operand_log", "SPEC 3", true, ol.entries(), OperandLog::layout(ol), n, 1,
+                            fmt::format("{} B of operands, split evenly among resident TBs; load 1 entry, store 2", ol.bytes)),
+                        c, "operand_log"));
   const DualKernelParams& dk = c.sm.dual_kernel;  // what the SMs run with
   rows.push_back(linked(row("candidate_victim_sets", "SPEC 4", true, dk.positions, CandidateVictimSets::layout(dk), n, 1,
                             "K x P bitset; a preempted TB's bit is cleared in every candidate in one cycle"),

@@ -35,6 +35,10 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
   for (uint32_t i = 0; i < cfg.sm.count; ++i) {
     Sm* sm = make<Sm>(ModuleRole::sm, cfg.sm_kind, "sm" + std::to_string(i), i);
     sms_.push_back(sm);
+    SmTableLinks links;  // its replay queue and operand log (extensions.<table>)
+    links.replay_queue = make_replay_queue_link(cfg, "replay_queue" + std::to_string(i));
+    links.operand_log = make_operand_log_link(cfg, "operand_log" + std::to_string(i));
+    if (links.replay_queue || links.operand_log) sm->link_tables(std::move(links));
     bs_->sm_out.bind(sm->ctrl_in);  // port i of the multi-socket is SM i
     sm->ctrl_out.bind(bs_->sm_in);
     sm->mem_out.bind(xbar_->mem_in);

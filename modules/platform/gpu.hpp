@@ -41,6 +41,12 @@ class Gpu : public sc_core::sc_module {
   Host& host() { return *host_; }
   BlockScheduler& block_scheduler() { return *bs_; }
   const std::vector<Sm*>& sms() const { return sms_; }
+  // Every extension table link in use: the block scheduler's, then each SM's.
+  template <class F>
+  void for_each_table_link(F f) {
+    for_each_link(bs_->links(), f);
+    for (Sm* sm : sms_) for_each_link(sm->table_links(), f);
+  }
   Crossbar& crossbar() { return *xbar_; }
   const std::vector<L2Slice*>& l2_slices() const { return l2_; }
   const std::vector<MemoryController*>& memory_controllers() const { return mcs_; }

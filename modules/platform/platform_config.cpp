@@ -127,6 +127,7 @@ void size_fault_tables(const ConfigNode& root, PlatformConfig& c) {
   s.operand_log.bytes = c.extensions.operand_log_bytes;
   s.operand_log.warp_size = s.warp_size;
   s.operand_log.max_warps = warps;
+  s.operand_log.max_tbs = s.max_tbs;
   // Split among up to max_tbs resident TBs, each TB's share must hold a store (two entries).
   if (s.fault_organization == FaultOrganization::operand_log && s.operand_log.share(s.max_tbs) < 2) {
     const std::string why = fmt::format(
@@ -383,7 +384,7 @@ PlatformConfig load_platform(const std::string& file,
   dk.positions = c.extensions.dual_kernel_positions ? c.extensions.dual_kernel_positions : c.sm.max_tbs;
   dk.tb_slots = c.sm.max_tbs;
   dk.offset_bits = bits_for(std::max(c.sm.registers, c.sm.largest_shared_mem()));
-  check_twins(c, link_nodes);
+  check_links(c, link_nodes);
   auto mech = root.req("mechanisms");
   auto strings = [&](const std::string& key, const std::vector<std::string>& allowed) {
     std::vector<std::string> out;

@@ -494,15 +494,16 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   auto fail = [](const std::string& msg, bool config) {
     return json{{"error", msg}, {"kind", config ? "config" : "sim"}};
   };
-  BlockSchedulerLinks& links = gpu.block_scheduler().links();
   std::optional<VcdWriter> vcd;
   if (!req.vcd_path.empty()) {
     vcd.emplace();
     const uint64_t period_ps = static_cast<uint64_t>(1e6 / cfg.clocks.core + 0.5);  // the block scheduler's clock
-    for_each_link(links, [&](auto& l) { l.trace(*vcd, period_ps); });
+    gpu.for_each_table_link([&](auto& l) { l.trace(*vcd, period_ps); });
     if (vcd->empty())
-      return fail("--vcd: no pin view or Verilog twin in use (set extensions.<table>.impl: pins or verilog for smst, "
-                  "ksrt or ptbq with a policy of the scheduling framework, or for victim_sets with policy dual_kernel)",
+      return fail("--vcd: no pin view or Verilog twin in use (set extensions.<table>.impl: pins or verilog for a "
+                  "table the run uses: the framework tables (smst, ksrt, ptbq, command_buffers, active_queue) under "
+                  "its policies, victim_sets or preempting_status under dual_kernel, replay_queue or operand_log "
+                  "under their sm.fault_organization)",
                   true);
   }
   const auto wall0 = std::chrono::steady_clock::now();
@@ -569,7 +570,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   r["host_sim_seconds"] = wall;  // moved under "host" by run_workload
   r["host_sim_cpu_seconds"] = cpu;
   if (vcd) vcd->write(req.vcd_path);
-  for_each_link(links, [&](auto& l) {
+  gpu.for_each_table_link([&](auto& l) {
     // Per table (the victim sets of every SM together): what its owner accessed, in cycles.
     std::string table = l.name();
     while (!table.empty() && isdigit(static_cast<unsigned char>(table.back()))) table.pop_back();

@@ -17,16 +17,6 @@ ConfigNode read_table_link(const ConfigNode& n, TableLinkConfig& out) {
 }
 
 namespace {
-TwinParams params_of(const PlatformConfig& c, const std::string& table) {
-  const ExtensionParams e = extension_params(c.sm, c.block_scheduler);
-  if (table == "smst") return smst_twin_params(e);
-  if (table == "ksrt") return ksrt_twin_params(e);
-  if (table == "ptbq") return ptbq_twin_params(e);
-  if (table == "command_buffers") return command_buffers_twin_params(e);
-  if (table == "active_queue") return active_queue_twin_params(e);
-  if (table == "preempting_status") return preempting_status_twin_params(c.sm.dual_kernel);
-  return victim_sets_twin_params(c.sm.dual_kernel);
-}
 
 std::string module_of(const TableLinkConfig& l, const std::string& table) { return l.rtl.empty() ? table : l.rtl; }
 
@@ -41,11 +31,20 @@ std::unique_ptr<TableLink<Bus>> make_link(const TableLinkConfig& l, const std::s
 }
 }  // namespace
 
-void check_twins(const PlatformConfig& c, const std::map<std::string, ConfigNode>& nodes) {
+void check_links(const PlatformConfig& c, const std::map<std::string, ConfigNode>& nodes) {
   for (const auto& [table, node] : nodes) {
     const TableLinkConfig& l = c.extensions.link(table);
+    // The SM's fault tables exist only under the organizations that use them (SPEC 3).
+    const FaultOrganization needs = table == "replay_queue" ? FaultOrganization::replay_queue
+                                    : table == "operand_log" ? FaultOrganization::operand_log
+                                                             : FaultOrganization::stall_on_fault;
+    if (c.sm.fault_organization < needs && (l.impl != ExtensionImpl::core || l.latency_cycles != 1))
+      node.req(node.has("impl") ? "impl" : "latency_cycles")
+          .fail(std::string("the ") + table + " is used under sm.fault_organization " + to_string(needs) +
+                (needs == FaultOrganization::replay_queue ? " or operand_log" : "") + "; this platform's is " +
+                to_string(c.sm.fault_organization));
     if (l.impl != ExtensionImpl::verilog) continue;
-    const TwinParams p = params_of(c, table);
+    const TwinParams p = twin_params_of(c, table);
     const std::string module = module_of(l, table);
     if (twin_built(table, module, p)) continue;
     const ConfigNode key = l.rtl.empty() ? node.req("impl") : node.req("rtl");
@@ -91,22 +90,84 @@ std::unique_ptr<TableLink<PreemptingStatusBus>> make_preempting_status_link(cons
                                                                   name, p, preempting_status_twin_params(p));
 }
 
+std::unique_ptr<TableLink<ReplayQueueBus>> make_replay_queue_link(const PlatformConfig& c, const std::string& name) {
+  return make_link<ReplayQueueBus, ReplayQueuePinLogic>(c.extensions.link("replay_queue"), "replay_queue", name,
+                                                        c.sm.replay_queue, replay_queue_twin_params(c.sm.replay_queue));
+}
+std::unique_ptr<TableLink<OperandLogBus>> make_operand_log_link(const PlatformConfig& c, const std::string& name) {
+  return make_link<OperandLogBus, OperandLogPinLogic>(c.extensions.link("operand_log"), "operand_log", name,
+                                                      c.sm.operand_log, operand_log_twin_params(c.sm.operand_log));
+}
+
+namespace {
+
+// The first access `mpgpu report` measures on a table just out of reset: op 0 with zero arguments
+// (a read of entry 0, an issue into the empty replay queue), or one that needs no prior state.
+template <class Bus>
+Bus first_request() {
+  return Bus{};
+}
+template <>
+ActiveQueueBus first_request() {  // a read needs an entry: a push
+  ActiveQueueBus b;
+  b.req_op = ActiveQueuePinLogic::kPush;
+  return b;
+}
+template <>
+OperandLogBus first_request() {  // a partition among one TB
+  OperandLogBus b;
+  b.req_n = 1;
+  return b;
+}
+
+template <class Bus>
+uint32_t measure(std::unique_ptr<TableLink<Bus>> link) {
+  return link->access(first_request<Bus>(), 0);
+}
+
+ExtensionParams ext(const PlatformConfig& c) { return extension_params(c.sm, c.block_scheduler); }
+
+// Every linked table once: its twin's parameters on a platform and one access measured on it.
+struct LinkedTable {
+  const char* name;
+  TwinParams (*params)(const PlatformConfig&);
+  uint32_t (*measured)(const PlatformConfig&);
+};
+const LinkedTable kTables[] = {
+    {"command_buffers", [](const PlatformConfig& c) { return command_buffers_twin_params(ext(c)); },
+     [](const PlatformConfig& c) { return measure(make_command_buffers_link(c, ext(c))); }},
+    {"active_queue", [](const PlatformConfig& c) { return active_queue_twin_params(ext(c)); },
+     [](const PlatformConfig& c) { return measure(make_active_queue_link(c, ext(c))); }},
+    {"ksrt", [](const PlatformConfig& c) { return ksrt_twin_params(ext(c)); },
+     [](const PlatformConfig& c) { return measure(make_ksrt_link(c, ext(c))); }},
+    {"smst", [](const PlatformConfig& c) { return smst_twin_params(ext(c)); },
+     [](const PlatformConfig& c) { return measure(make_smst_link(c, ext(c))); }},
+    {"ptbq", [](const PlatformConfig& c) { return ptbq_twin_params(ext(c)); },
+     [](const PlatformConfig& c) { return measure(make_ptbq_link(c, ext(c))); }},
+    {"victim_sets", [](const PlatformConfig& c) { return victim_sets_twin_params(c.sm.dual_kernel); },
+     [](const PlatformConfig& c) { return measure(make_victim_sets_link(c, c.sm.dual_kernel, "victim_sets")); }},
+    {"preempting_status", [](const PlatformConfig& c) { return preempting_status_twin_params(c.sm.dual_kernel); },
+     [](const PlatformConfig& c) { return measure(make_preempting_status_link(c, c.sm.dual_kernel, "preempting_status")); }},
+    {"replay_queue", [](const PlatformConfig& c) { return replay_queue_twin_params(c.sm.replay_queue); },
+     [](const PlatformConfig& c) { return measure(make_replay_queue_link(c, "replay_queue")); }},
+    {"operand_log", [](const PlatformConfig& c) { return operand_log_twin_params(c.sm.operand_log); },
+     [](const PlatformConfig& c) { return measure(make_operand_log_link(c, "operand_log")); }},
+};
+
+const LinkedTable& linked_table(const std::string& table) {
+  for (const LinkedTable& t : kTables)
+    if (table == t.name) return t;
+  throw SimError("no linked extension table '" + table + "'");
+}
+
+}  // namespace
+
+TwinParams twin_params_of(const PlatformConfig& c, const std::string& table) { return linked_table(table).params(c); }
+
 uint32_t measured_latency(const PlatformConfig& c, const std::string& table) {
   const TableLinkConfig& l = c.extensions.link(table);
   if (l.impl == ExtensionImpl::core) return l.latency_cycles;
-  const ExtensionParams e = extension_params(c.sm, c.block_scheduler);
-  // A read of entry 0 on a table just out of reset.
-  if (table == "smst") return make_smst_link(c, e)->access(SmstBus{}, 0);
-  if (table == "ksrt") return make_ksrt_link(c, e)->access(KsrtBus{}, 0);
-  if (table == "ptbq") return make_ptbq_link(c, e)->access(PtbqBus{}, 0);
-  if (table == "command_buffers") return make_command_buffers_link(c, e)->access(CommandBuffersBus{}, 0);
-  if (table == "active_queue") {  // a read needs an entry: the latency of a push
-    ActiveQueueBus push;
-    push.req_op = ActiveQueuePinLogic::kPush;
-    return make_active_queue_link(c, e)->access(push, 0);
-  }
-  if (table == "preempting_status") return make_preempting_status_link(c, c.sm.dual_kernel, table)->access(PreemptingStatusBus{}, 0);
-  return make_victim_sets_link(c, c.sm.dual_kernel, table)->access(VictimSetsBus{}, 0);
+  return linked_table(table).measured(c);
 }
 
 }  // namespace mpgpu

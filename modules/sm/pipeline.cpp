@@ -363,7 +363,11 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
       commit = m.done + pp.writeback;
       from_memory = true;  // global and shared results alike count as RAW on memory (SPEC 5)
       if (translated(d) && (m.fault || p_.fault_organization != FaultOrganization::stall_on_fault)) {
+        issue_table_cycles_ = 1;
         file_memory(wid, w, d, m, commit, replay);
+        // Tables slower than the issue cycle (a linked pin view or twin, or a configured latency)
+        // hold the ld/st unit until they answer.
+        if (issue_table_cycles_ > 1) ldst_free_ = std::max(ldst_free_, c + issue_table_cycles_);
         squashed = m.fault && p_.fault_organization != FaultOrganization::stall_on_fault;
         if (p_.fault_organization == FaultOrganization::wd_commit) fetch_from = squashed ? m.fault_at : commit;
         if (p_.fault_organization == FaultOrganization::wd_lastcheck) fetch_from = squashed ? m.fault_at : m.last_check;

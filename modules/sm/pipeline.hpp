@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "common/payload.hpp"
+#include "extensions/replay_queue_pins.hpp"
+#include "extensions/table_link.hpp"
 #include "sm/l1d_cache.hpp"
 #include "sm/pipeline_stats.hpp"
 #include "sm/sm_params.hpp"
@@ -60,6 +62,18 @@ struct FinishedTb {
   uint32_t slot;
   uint64_t cycle;
 };
+
+// The SM's replay queue and operand log as its pipeline reaches them (extensions.<table>,
+// extensions/table_link.hpp). Null: the core alone, its access in the issue cycle.
+struct SmTableLinks {
+  std::unique_ptr<TableLink<ReplayQueueBus>> replay_queue;
+  std::unique_ptr<TableLink<OperandLogBus>> operand_log;
+};
+template <class F>
+void for_each_link(SmTableLinks& l, F f) {
+  if (l.replay_queue) f(*l.replay_queue);
+  if (l.operand_log) f(*l.operand_log);
+}
 
 class SmPipeline {
  public:
@@ -110,6 +124,11 @@ class SmPipeline {
   const Tlb& l1_tlb() const { return l1_tlb_; }
   const ReplayQueue& replay_queue() const { return replay_queue_; }
   const OperandLog& operand_log() const { return operand_log_; }
+  // Every update of the replay queue and operand log goes over its link from now on (lock-step
+  // checked against the core); an issue waits for the table's response: the ld/st unit takes no
+  // other instruction until both tables have answered. `period_ps`: the SM clock (VCD times).
+  void link_tables(SmTableLinks links, uint64_t period_ps);
+  SmTableLinks& links() { return links_; }
 
   // MIAS's per-SM counters beyond the pipeline statistics (SPEC 5): M, cycles in which no
   // scheduler issued and at least one waited on memory (a load's result or the ld/st unit); A,
@@ -271,6 +290,9 @@ class SmPipeline {
   // issued: bit s set when scheduler s issued in the cycle(s) being accounted.
   void account_stalls(uint32_t issued, uint64_t cycles);
   void account_memory_stall(uint64_t cycles);  // no scheduler issued for `cycles` (SPEC 5's M and A)
+  // One update over a link: compared with the core's `want`; an issue's cycles are kept.
+  template <class Bus, class Describe>
+  void table_access(TableLink<Bus>& link, const Bus& request, const Bus& want, bool at_issue, Describe describe);
 
   const SmParams& p_;
   MemoryPort& port_;
@@ -279,6 +301,9 @@ class SmPipeline {
   Tlb l1_tlb_;
   ReplayQueue replay_queue_;
   OperandLog operand_log_;
+  SmTableLinks links_;
+  uint64_t link_period_ps_ = 1000;
+  uint32_t issue_table_cycles_ = 1;  // the tables' response time for the instruction being issued
   int page_shift_;
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<Warp> warps_;

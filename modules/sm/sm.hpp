@@ -137,6 +137,9 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   const SmStats& stats() const { return stats_; }
   const SmResources& resources() const { return res_; }
   const SmPipeline& pipeline() const { return pipe_; }
+  // The replay queue and operand log over links (extensions.<table>), clocked by the SM's clock.
+  void link_tables(SmTableLinks l) { pipe_.link_tables(std::move(l), static_cast<uint64_t>(clock_.period_ps() + 0.5)); }
+  SmTableLinks& table_links() { return pipe_.links(); }
   void count_outstanding_misses() { pipe_.count_outstanding(); }  // MIAS's A counter (SPEC 5)
   const TbMixRegister& tb_mix() const { return tb_mix_; }
   // A run ending at a measuring window: the TBs still running go on the timeline up to `at`.

@@ -45,6 +45,13 @@ TwinParams preempting_status_twin_params(const DualKernelParams& p) {
   return {{"K", p.positions}, {"SB", bits_for(p.tb_slots)}, {"PIDB", p.pid_bits}, {"KIDB", p.kernel_id_bits}};
 }
 
+TwinParams replay_queue_twin_params(const ReplayQueueParams& p) {
+  const FieldLayout l = ReplayQueue::layout(p);
+  return {{"E", p.entries}, {"WB", field_bits(l, "warp")}, {"PCB", field_bits(l, "pc")}};
+}
+
+TwinParams operand_log_twin_params(const OperandLogParams& p) { return {{"N", p.entries()}, {"T", p.max_tbs}}; }
+
 std::string params_text(const TwinParams& p) {
   std::string s;
   for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);

@@ -6,8 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "extensions/victim_sets.hpp"
 #include "extensions/extension_params.hpp"
+#include "extensions/replay_queue.hpp"
+#include "extensions/victim_sets.hpp"
 
 namespace mpgpu {
 
@@ -20,6 +21,8 @@ TwinParams victim_sets_twin_params(const DualKernelParams& p);
 TwinParams command_buffers_twin_params(const ExtensionParams& p);
 TwinParams active_queue_twin_params(const ExtensionParams& p);
 TwinParams preempting_status_twin_params(const DualKernelParams& p);
+TwinParams replay_queue_twin_params(const ReplayQueueParams& p);
+TwinParams operand_log_twin_params(const OperandLogParams& p);
 
 std::string params_text(const TwinParams& p);  // "N=20 SMB=5 ..."
 

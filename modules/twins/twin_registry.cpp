@@ -68,6 +68,8 @@ struct victim_sets_table { using Bus = VictimSetsBus; };
 struct command_buffers_table { using Bus = CommandBuffersBus; };
 struct active_queue_table { using Bus = ActiveQueueBus; };
 struct preempting_status_table { using Bus = PreemptingStatusBus; };
+struct replay_queue_table { using Bus = ReplayQueueBus; };
+struct operand_log_table { using Bus = OperandLogBus; };
 
 std::vector<TwinBuild> register_builds() {
   std::vector<TwinBuild> all;
@@ -122,5 +124,7 @@ template std::unique_ptr<ClockedTable<VictimSetsBus>> make_twin(const std::strin
 template std::unique_ptr<ClockedTable<CommandBuffersBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 template std::unique_ptr<ClockedTable<ActiveQueueBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 template std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<ReplayQueueBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<OperandLogBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 
 }  // namespace mpgpu

@@ -10,6 +10,7 @@
 #include "extensions/preempting_status_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
 #include "extensions/queue_pins.hpp"
+#include "extensions/replay_queue_pins.hpp"
 #include "extensions/smst_pins.hpp"
 #include "extensions/victim_sets_pins.hpp"
 #include "twins/twin_params.hpp"
