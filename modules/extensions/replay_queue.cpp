@@ -7,7 +7,7 @@ namespace mpgpu {
 bool ReplayQueue::issue(const ReplayEntry& e) {
   if (full()) return false;
   check_warp(e.warp);
-  checked(e.pc, field_bits(layout_, "pc"), "replay_queue", "pc");
+  checked(e.pc, pc_bits_, "replay_queue", "pc");
   if (busy_.empty()) busy_.assign((p_.entries + 63) / 64, 0);
   uint32_t w = 0;
   while (!~busy_[w]) ++w;  // not full: a free slot exists
@@ -20,7 +20,7 @@ bool ReplayQueue::issue(const ReplayEntry& e) {
   return true;
 }
 
-void ReplayQueue::check_warp(uint32_t warp) const { checked(warp, field_bits(layout_, "warp"), "replay_queue", "warp"); }
+void ReplayQueue::check_warp(uint32_t warp) const { checked(warp, warp_bits_, "replay_queue", "warp"); }
 
 void ReplayQueue::leave(const ReplayEntry& e) {
   busy_[e.slot / 64] &= ~(uint64_t{1} << (e.slot % 64));

@@ -32,7 +32,8 @@ struct ReplayEntry {
 
 class ReplayQueue {
  public:
-  explicit ReplayQueue(const ReplayQueueParams& p) : p_(p), layout_(layout(p)) {}
+  explicit ReplayQueue(const ReplayQueueParams& p)
+      : p_(p), layout_(layout(p)), warp_bits_(field_bits(layout_, "warp")), pc_bits_(field_bits(layout_, "pc")) {}
   static FieldLayout layout(const ReplayQueueParams& p) {
     return {{"warp", bits_for(p.max_warps)}, {"pc", p.pc_bits}, {"valid", 1}};
   }
@@ -63,6 +64,7 @@ class ReplayQueue {
   void leave(const ReplayEntry& e);  // frees its slot, tells the observer
   ReplayQueueParams p_;
   FieldLayout layout_;
+  uint32_t warp_bits_, pc_bits_;  // looked up once: checked at every issue
   std::deque<ReplayEntry> q_;
   std::vector<uint64_t> busy_;  // slot occupancy bitmap
   uint32_t last_slot_ = 0;
