@@ -98,10 +98,11 @@ TEST(LinkedTables, EveryPlatformsTwinsGiveTheCoreRunsStats) {
     }
     const RunResult dcore = run(d, p, dual, "--set mechanisms.policies=[dual_kernel]");
     const RunResult dtwin = run(d, p, dual, "--set mechanisms.policies=[dual_kernel] --set extensions.victim_sets.impl=verilog "
-                                            "--set extensions.preempting_status.impl=verilog");
+                                            "--set extensions.preempting_status.impl=verilog "
+                                            "--set extensions.running_tb_status.impl=verilog");
     ASSERT_EQ(dtwin.exit_code, 0) << p << ": " << dtwin.output;
     EXPECT_EQ(comparable(dcore.stats), comparable(dtwin.stats)) << p;
-    for (const char* t : {"victim_sets", "preempting_status"}) {
+    for (const char* t : {"victim_sets", "preempting_status", "running_tb_status"}) {
       EXPECT_GT(dtwin.stats["host"]["cosim"][t]["accesses"].get<uint64_t>(), 0u) << p << " " << t;
       EXPECT_EQ(dtwin.stats["host"]["cosim"][t]["instances"].get<uint32_t>(), dcore.stats["config"]["platform"]["content"]["sm"]["count"].get<uint32_t>()) << p;
     }
@@ -134,6 +135,20 @@ TEST(LinkedTables, ASlowerTableShowsUpInThePreemptionLatency) {
   const json& c = serial.stats["host"]["cosim"]["smst"];
   EXPECT_GT(c["cycles"].get<uint64_t>(), 2 * c["accesses"].get<uint64_t>());  // 2 + i cycles per update
   EXPECT_EQ(core2.stats["host"]["cosim"]["smst"]["cycles"], 2 * core2.stats["host"]["cosim"]["smst"]["accesses"].get<uint64_t>());
+}
+
+// The running-TB status's reads at each status query delay the SM's answer (dual-kernel
+// preemption decisions read every resident TB's entry): a 40-cycle table makes preemptions later.
+TEST(LinkedTables, ASlowerRunningTbStatusDelaysTheDualKernelPreemptions) {
+  TempDir d;
+  const std::string dual = d.write("dual.yaml", kDual), base = "--set mechanisms.policies=[dual_kernel] ";
+  const RunResult one = run(d, "sixteen_sm", dual, base);
+  const RunResult core40 = run(d, "sixteen_sm", dual, base + "--set extensions.running_tb_status.latency_cycles=40");
+  const RunResult pins40 = run(d, "sixteen_sm", dual,
+                               base + "--set extensions.running_tb_status.impl=pins --set extensions.running_tb_status.latency_cycles=40");
+  ASSERT_EQ(pins40.exit_code, 0) << pins40.output;
+  EXPECT_EQ(comparable(core40.stats), comparable(pins40.stats));
+  EXPECT_GT(mean_preemption_latency(core40.stats), mean_preemption_latency(one.stats));
 }
 
 TEST(LinkedTables, VcdDumpsThePinsOfEverySwappedTable) {

@@ -1,5 +1,6 @@
-// Pin views over the generic request/response interface, for the tables not linked yet (the
-// linked ones have their own buses and twins: twin_cosim_test.cpp): scripted requests, one per
+// The pin view over the generic request/response interface, for the allocation positions (not
+// linked: computed whole at each plan; the linked tables have their own buses and twins:
+// twin_cosim_test.cpp): scripted requests, one per
 // cycle, and the registered responses (latency 1 cycle) checked against known answers.
 #include <gtest/gtest.h>
 #include <systemc>
@@ -63,15 +64,6 @@ Response ok(uint64_t d0, uint64_t d1) { return {false, d0, d1}; }
 bool err(const Response& r) { return std::get<0>(r); }
 
 }  // namespace
-
-TEST(TablePins, RunningTbStatus) {
-  DualKernelParams p;
-  auto r = drive<RunningTbStatusPins>({{1, 3, 1000, 1}, {2, 3, 250, 0}, {3, 3, 0, 0}, {0, 3, 0, 0}}, p);
-  ASSERT_EQ(r.size(), 4u);
-  EXPECT_EQ(r[0], ok(0, 1000 | (uint64_t{1} << 63)));
-  EXPECT_EQ(r[1], ok(250, 1000 | (uint64_t{1} << 63)));
-  EXPECT_EQ(r[3], ok(250, 1000));  // flush bit cleared
-}
 
 TEST(TablePins, AllocationPositions) {
   DualKernelParams p;

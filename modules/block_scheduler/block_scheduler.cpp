@@ -277,8 +277,12 @@ void BlockScheduler::command_sm(uint32_t sm, CtrlCommand c, const void* info, vo
   ext.sm = sm;
   ext.info = info;
   ext.reply = reply;
-  sc_time delay = offset_;
+  const sc_time sent = offset_;
+  sc_time delay = sent;
   send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+  // An SM that answers later (a status query reading a slower running-TB status table) holds the
+  // scheduler until then: the difference is charged as a table access's stall is.
+  if (delay > sent) (in_round_ ? offset_ : owed_) += delay - sent;
 }
 
 void BlockScheduler::query_status(uint32_t sm, SmStatusReport& out) { command_sm(sm, CtrlCommand::status_query, nullptr, &out); }

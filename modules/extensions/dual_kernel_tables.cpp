@@ -6,18 +6,26 @@ namespace mpgpu {
 
 void RunningTbStatus::start(uint32_t slot, uint64_t cycle, bool idempotent_kernel) {
   RunningTbStatusEntry& e = table_.at(slot);
+  const uint64_t c = checked(cycle, p_.cycle_bits, "running_tb_status", "issue_cycle");
   e.executed_instructions = 0;
-  e.issue_cycle = checked(cycle, p_.cycle_bits, "running_tb_status", "issue_cycle");
+  e.issue_cycle = c;
   e.flush = idempotent_kernel;
+  if (observer_) observer_(kStart, slot, cycle, idempotent_kernel);
 }
 
 void RunningTbStatus::executed(uint32_t slot, uint64_t n) {
   RunningTbStatusEntry& e = table_.at(slot);
+  if (n > ~uint64_t{0} - e.executed_instructions)
+    throw SimError("running_tb_status.executed_instructions: the sum exceeds 64 bits");
   e.executed_instructions =
       checked(e.executed_instructions + n, p_.instruction_count_bits, "running_tb_status", "executed_instructions");
+  if (observer_) observer_(kExecuted, slot, n, false);
 }
 
-void RunningTbStatus::lost_idempotence(uint32_t slot) { table_.at(slot).flush = false; }
+void RunningTbStatus::lost_idempotence(uint32_t slot) {
+  table_.at(slot).flush = false;
+  if (observer_) observer_(kLostIdempotence, slot, 0, false);
+}
 
 void PreemptingAllocationStatus::set_kernel(uint32_t pid, uint32_t kernel_id) {
   // Both checked before either is written: a rejected update changes nothing.

@@ -23,10 +23,17 @@ class RunningTbStatus {
   void executed(uint32_t slot, uint64_t instructions);
   void lost_idempotence(uint32_t slot);  // an atomic or a global overwrite executed
   const RunningTbStatusEntry& at(uint32_t slot) const { return table_.at(slot); }
+  uint32_t slots() const { return static_cast<uint32_t>(table_.size()); }
+  // Every update, for a link to the table's pins: start(slot, value = cycle, idempotent),
+  // executed(slot, value = instructions added), lost_idempotence(slot). Op 0 is a read (the owner's).
+  enum Op : unsigned { kRead = 0, kStart = 1, kExecuted = 2, kLostIdempotence = 3 };
+  using Observer = std::function<void(unsigned op, uint32_t slot, uint64_t value, bool idempotent)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
 
  private:
   DualKernelParams p_;
   std::vector<RunningTbStatusEntry> table_;
+  Observer observer_;
 };
 
 class PreemptingAllocationStatus {

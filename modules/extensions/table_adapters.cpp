@@ -8,18 +8,6 @@ namespace {
 }
 }  // namespace
 
-PinResponse RunningTbStatusAdapter::apply(const PinRequest& r) {
-  switch (r.op) {
-    case 0: break;
-    case 1: core.start(r.index, r.a, r.b != 0); break;
-    case 2: core.executed(r.index, r.a); break;
-    case 3: core.lost_idempotence(r.index); break;
-    default: bad_op("running_tb_status", r.op);
-  }
-  const auto& e = core.at(r.index);
-  return {e.executed_instructions, e.issue_cycle | (uint64_t{e.flush} << 63)};
-}
-
 PinResponse AllocationPositionsAdapter::apply(const PinRequest& r) {
   switch (r.op) {
     case 0: {

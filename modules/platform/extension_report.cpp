@@ -93,8 +93,9 @@ json extension_report(const PlatformConfig& c) {
                         c, "victim_sets"));
   rows.push_back(row("allocation_positions", "SPEC 4", true, dk.positions, allocation_positions_layout(dk), n, 1,
                      "register-file and shared-memory offset of each predetermined position"));
-  rows.push_back(row("running_tb_status", "SPEC 4", true, c.sm.max_tbs, running_tb_status_layout(dk), n, 1,
-                     "per resident TB: executed instructions, issue cycle, flush (idempotent so far)"));
+  rows.push_back(linked(row("running_tb_status", "SPEC 4", true, c.sm.max_tbs, running_tb_status_layout(dk), n, 1,
+                            "per resident TB: executed instructions, issue cycle, flush (idempotent so far)"),
+                        c, "running_tb_status"));
   rows.push_back(linked(row("preempting_allocation_status", "SPEC 4", true, dk.positions, preempting_status_layout(dk), n, 1,
                             "per position: allocated bit and the TB placed there"),
                         c, "preempting_status"));

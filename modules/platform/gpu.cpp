@@ -39,6 +39,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
     links.replay_queue = make_replay_queue_link(cfg, "replay_queue" + std::to_string(i));
     links.operand_log = make_operand_log_link(cfg, "operand_log" + std::to_string(i));
     if (links.replay_queue || links.operand_log) sm->link_tables(std::move(links));
+    sm->link_status(make_running_tb_status_link(cfg, "running_tb_status" + std::to_string(i)));
     bs_->sm_out.bind(sm->ctrl_in);  // port i of the multi-socket is SM i
     sm->ctrl_out.bind(bs_->sm_in);
     sm->mem_out.bind(xbar_->mem_in);

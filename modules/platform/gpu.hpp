@@ -45,7 +45,10 @@ class Gpu : public sc_core::sc_module {
   template <class F>
   void for_each_table_link(F f) {
     for_each_link(bs_->links(), f);
-    for (Sm* sm : sms_) for_each_link(sm->table_links(), f);
+    for (Sm* sm : sms_) {
+      for_each_link(sm->table_links(), f);
+      if (auto* l = sm->status_link()) f(*l);
+    }
   }
   Crossbar& crossbar() { return *xbar_; }
   const std::vector<L2Slice*>& l2_slices() const { return l2_; }

@@ -30,8 +30,9 @@ struct TableLinkConfig {
   uint32_t latency_cycles = 1;  // core and pins; a twin's comes from its RTL
   std::string rtl;              // verilog: the RTL module (default: the table's own twin, rtl/<table>.v)
 };
-inline const char* const kLinkedTables[] = {"command_buffers", "active_queue", "ksrt",         "smst",       "ptbq",
-                                            "victim_sets",     "preempting_status", "replay_queue", "operand_log"};
+inline const char* const kLinkedTables[] = {"command_buffers", "active_queue", "ksrt",        "smst",
+                                            "ptbq",            "victim_sets",  "preempting_status", "replay_queue",
+                                            "operand_log",     "running_tb_status"};
 
 // Sizes of the per-SM extensions that are design choices rather than derived (SPEC 3, 4).
 struct ExtensionSizes {

@@ -99,6 +99,12 @@ std::unique_ptr<TableLink<OperandLogBus>> make_operand_log_link(const PlatformCo
                                                       c.sm.operand_log, operand_log_twin_params(c.sm.operand_log));
 }
 
+std::unique_ptr<TableLink<RunningTbStatusBus>> make_running_tb_status_link(const PlatformConfig& c, const std::string& name) {
+  const DualKernelParams p = c.sm.per_slot_tables();
+  return make_link<RunningTbStatusBus, RunningTbStatusPinLogic>(c.extensions.link("running_tb_status"), "running_tb_status",
+                                                                name, p, running_tb_status_twin_params(p));
+}
+
 namespace {
 
 // The first access `mpgpu report` measures on a table just out of reset: op 0 with zero arguments
@@ -152,6 +158,8 @@ const LinkedTable kTables[] = {
      [](const PlatformConfig& c) { return measure(make_replay_queue_link(c, "replay_queue")); }},
     {"operand_log", [](const PlatformConfig& c) { return operand_log_twin_params(c.sm.operand_log); },
      [](const PlatformConfig& c) { return measure(make_operand_log_link(c, "operand_log")); }},
+    {"running_tb_status", [](const PlatformConfig& c) { return running_tb_status_twin_params(c.sm.per_slot_tables()); },
+     [](const PlatformConfig& c) { return measure(make_running_tb_status_link(c, "running_tb_status")); }},
 };
 
 const LinkedTable& linked_table(const std::string& table) {

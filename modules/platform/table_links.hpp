@@ -11,6 +11,7 @@
 #include "extensions/ptbq_pins.hpp"
 #include "extensions/queue_pins.hpp"
 #include "extensions/replay_queue_pins.hpp"
+#include "extensions/running_tb_status_pins.hpp"
 #include "extensions/smst_pins.hpp"
 #include "extensions/table_link.hpp"
 #include "extensions/victim_sets_pins.hpp"
@@ -43,6 +44,8 @@ std::unique_ptr<TableLink<PreemptingStatusBus>> make_preempting_status_link(cons
 // Each SM pipeline's replay queue and operand log (`name`: "replay_queue3", ...).
 std::unique_ptr<TableLink<ReplayQueueBus>> make_replay_queue_link(const PlatformConfig& c, const std::string& name);
 std::unique_ptr<TableLink<OperandLogBus>> make_operand_log_link(const PlatformConfig& c, const std::string& name);
+// Each SM's running-TB status ("running_tb_status3", ...).
+std::unique_ptr<TableLink<RunningTbStatusBus>> make_running_tb_status_link(const PlatformConfig& c, const std::string& name);
 
 // The parameters of a linked table's Verilog twin on platform c (every name in kLinkedTables).
 TwinParams twin_params_of(const PlatformConfig& c, const std::string& table);

@@ -41,7 +41,8 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     return;
   }
   if (ext && ext->command == CtrlCommand::status_query && ext->reply) {
-    report_status(*static_cast<SmStatusReport*>(ext->reply), delay);
+    // The reads of the running-TB status beyond one cycle each delay the answer.
+    delay += clock_.cycles(double(report_status(*static_cast<SmStatusReport*>(ext->reply), delay)));
     return;
   }
   if (ext && ext->command == CtrlCommand::set_tb_mix) {
@@ -396,10 +397,10 @@ void Sm::refresh_status(const Resident& r, const sc_time& now, uint64_t& execute
 void Sm::start_flush(sc_time delay, TbTechnique fallback) {
   // The running-TB status decides: a TB still idempotent is flushed, the others take the fallback.
   SmStatusReport status;
-  report_status(status, delay);
+  const uint64_t reading = report_status(status, delay);  // the plan waits for the table's answers
   PreemptPlan plan;
   for (const auto& t : status.tbs) plan.push_back({t.alloc.slot, t.status.flush ? TbTechnique::flush : fallback});
-  execute_plan(delay, plan, true);
+  execute_plan(delay + clock_.cycles(double(reading)), plan, true);
 }
 
 std::vector<Sm::Resident> Sm::resident_tbs() const {
@@ -415,7 +416,7 @@ uint32_t Sm::resident_tbs_of(uint32_t launch) const {
   return n;
 }
 
-void Sm::report_status(SmStatusReport& out, sc_time delay) {
+uint64_t Sm::report_status(SmStatusReport& out, sc_time delay) {
   const sc_time now = sc_core::sc_time_stamp() + delay;
   out.cycle = clock_.to_cycles_ceil(now);
   out.registers = p_.registers;
@@ -428,18 +429,22 @@ void Sm::report_status(SmStatusReport& out, sc_time delay) {
                   pipe_.sharing_counters().outstanding};
   out.tb_mix = tb_mix_;
   out.tbs.clear();
+  uint64_t extra = 0;  // cycles of the running-TB status reads beyond one each
   for (uint32_t slot = 0; slot < warp_tbs_.size(); ++slot) {
     const WarpTb& t = warp_tbs_[slot];
     if (!t.launch || t.finished) continue;
     refresh_status(slot);
     out.tbs.push_back({t.launch, t.tb, t.alloc, tb_status_.at(slot), std::nullopt});
+    extra += read_status(slot);
   }
   for (const Resident& r : resident) {
     if (r.end <= now) continue;
     uint64_t executed_cycles = 0;
     refresh_status(r, now, executed_cycles);
     out.tbs.push_back({r.launch, r.tb, r.alloc, tb_status_.at(r.alloc.slot), clock_.to_cycles_ceil(r.end - now)});
+    extra += read_status(r.alloc.slot);
   }
+  return extra;
 }
 
 void Sm::execute_plan(sc_time delay, const PreemptPlan& plan, bool whole_sm) {

@@ -22,6 +22,7 @@
 #include "extensions/dual_kernel_tables.hpp"
 #include "extensions/sharing_counters.hpp"
 #include "extensions/ptbq.hpp"
+#include "extensions/running_tb_status_pins.hpp"
 #include "sm/pipeline.hpp"
 #include "sm/sm_resources.hpp"
 #include "sm/tb_mix_register.hpp"
@@ -140,6 +141,10 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // The replay queue and operand log over links (extensions.<table>), clocked by the SM's clock.
   void link_tables(SmTableLinks l) { pipe_.link_tables(std::move(l), static_cast<uint64_t>(clock_.period_ps() + 0.5)); }
   SmTableLinks& table_links() { return pipe_.links(); }
+  // The running-TB status over a link (extensions.running_tb_status): every update is made on it
+  // too; the block scheduler's status queries read each resident TB's entry on it.
+  void link_status(std::unique_ptr<TableLink<RunningTbStatusBus>> link);
+  TableLink<RunningTbStatusBus>* status_link() { return status_link_.get(); }
   void count_outstanding_misses() { pipe_.count_outstanding(); }  // MIAS's A counter (SPEC 5)
   const TbMixRegister& tb_mix() const { return tb_mix_; }
   // A run ending at a measuring window: the TBs still running go on the timeline up to `at`.
@@ -242,7 +247,11 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // Carries out a per-TB plan (Chimera, dual-kernel); `whole_sm`: TBs block switching parked go
   // too. One report when every switched or flushed TB has left.
   void execute_plan(sc_core::sc_time delay, const PreemptPlan& plan, bool whole_sm);
-  void report_status(SmStatusReport& out, sc_core::sc_time delay);
+  // Fills `out`; returns the cycles the running-TB status reads took beyond one each (a linked table).
+  uint64_t report_status(SmStatusReport& out, sc_core::sc_time delay);
+  // Reads slot's running-TB status entry over its link (compared with the core); returns the
+  // cycles beyond one (0 without a link).
+  uint64_t read_status(uint32_t slot);
   std::vector<Resident> resident_tbs() const;  // the TB-level TBs, earliest end first
   // A warp-level TB slot's progress: what it ran here plus what it brought back from a save.
   KernelLaunch::Progress progress_of(uint32_t slot) const;
@@ -296,6 +305,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // SPEC 4: per TB slot, executed instructions, issue cycle and flush (idempotent so far) bit:
   // the table flushing reads (and `mpgpu report` sizes).
   RunningTbStatus tb_status_;
+  std::unique_ptr<TableLink<RunningTbStatusBus>> status_link_;
   std::vector<KernelLaunch::Progress> carried_;  // per TB slot: progress before a restore
 };
 

@@ -52,6 +52,10 @@ TwinParams replay_queue_twin_params(const ReplayQueueParams& p) {
 
 TwinParams operand_log_twin_params(const OperandLogParams& p) { return {{"N", p.entries()}, {"T", p.max_tbs}}; }
 
+TwinParams running_tb_status_twin_params(const DualKernelParams& p) {
+  return {{"T", p.tb_slots}, {"IB", p.instruction_count_bits}, {"CB", p.cycle_bits}};
+}
+
 std::string params_text(const TwinParams& p) {
   std::string s;
   for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);

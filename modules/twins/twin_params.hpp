@@ -23,6 +23,7 @@ TwinParams active_queue_twin_params(const ExtensionParams& p);
 TwinParams preempting_status_twin_params(const DualKernelParams& p);
 TwinParams replay_queue_twin_params(const ReplayQueueParams& p);
 TwinParams operand_log_twin_params(const OperandLogParams& p);
+TwinParams running_tb_status_twin_params(const DualKernelParams& per_slot);
 
 std::string params_text(const TwinParams& p);  // "N=20 SMB=5 ..."
 

@@ -70,6 +70,7 @@ struct active_queue_table { using Bus = ActiveQueueBus; };
 struct preempting_status_table { using Bus = PreemptingStatusBus; };
 struct replay_queue_table { using Bus = ReplayQueueBus; };
 struct operand_log_table { using Bus = OperandLogBus; };
+struct running_tb_status_table { using Bus = RunningTbStatusBus; };
 
 std::vector<TwinBuild> register_builds() {
   std::vector<TwinBuild> all;
@@ -126,5 +127,6 @@ template std::unique_ptr<ClockedTable<ActiveQueueBus>> make_twin(const std::stri
 template std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 template std::unique_ptr<ClockedTable<ReplayQueueBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 template std::unique_ptr<ClockedTable<OperandLogBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<RunningTbStatusBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 
 }  // namespace mpgpu

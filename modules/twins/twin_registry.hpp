@@ -11,6 +11,7 @@
 #include "extensions/ptbq_pins.hpp"
 #include "extensions/queue_pins.hpp"
 #include "extensions/replay_queue_pins.hpp"
+#include "extensions/running_tb_status_pins.hpp"
 #include "extensions/smst_pins.hpp"
 #include "extensions/victim_sets_pins.hpp"
 #include "twins/twin_params.hpp"
