@@ -6,8 +6,11 @@
 #include <random>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "extensions/clocked_table.hpp"
 #include "extensions/pin_bus.hpp"
+#include "twins/twin_registry.hpp"
 
 namespace mpgpu::test {
 
@@ -56,6 +59,17 @@ Result cosim(ClockedTable<Bus>& model, ClockedTable<Bus>& rtl, uint64_t cycles, 
     observe(m);
   }
   return res;
+}
+
+// The same traffic against a twin whose error output sticks at 1 after cycle 300: caught there.
+template <class Bus, class View, class Params>
+void expect_injected_bug_caught(const Params& p, const std::string& table, const TwinParams& tp, uint64_t seed,
+                                const std::function<void(Bus&, std::mt19937_64&, uint64_t)>& drive) {
+  View model(1, p);
+  StuckError<Bus> bad(make_twin<Bus>(table, table, tp), 300);
+  const Result r = cosim<Bus>(model, bad, 1000, seed, drive, [](const Bus&) {});
+  EXPECT_GT(r.mismatches, 100u) << table;
+  EXPECT_EQ(r.first.rfind("cycle 3", 0), 0u) << table << ": " << r.first;
 }
 
 }  // namespace mpgpu::test

@@ -99,10 +99,11 @@ TEST(LinkedTables, EveryPlatformsTwinsGiveTheCoreRunsStats) {
     const RunResult dcore = run(d, p, dual, "--set mechanisms.policies=[dual_kernel]");
     const RunResult dtwin = run(d, p, dual, "--set mechanisms.policies=[dual_kernel] --set extensions.victim_sets.impl=verilog "
                                             "--set extensions.preempting_status.impl=verilog "
-                                            "--set extensions.running_tb_status.impl=verilog");
+                                            "--set extensions.running_tb_status.impl=verilog "
+                                            "--set extensions.allocation_positions.impl=verilog");
     ASSERT_EQ(dtwin.exit_code, 0) << p << ": " << dtwin.output;
     EXPECT_EQ(comparable(dcore.stats), comparable(dtwin.stats)) << p;
-    for (const char* t : {"victim_sets", "preempting_status", "running_tb_status"}) {
+    for (const char* t : {"victim_sets", "preempting_status", "running_tb_status", "allocation_positions"}) {
       EXPECT_GT(dtwin.stats["host"]["cosim"][t]["accesses"].get<uint64_t>(), 0u) << p << " " << t;
       EXPECT_EQ(dtwin.stats["host"]["cosim"][t]["instances"].get<uint32_t>(), dcore.stats["config"]["platform"]["content"]["sm"]["count"].get<uint32_t>()) << p;
     }

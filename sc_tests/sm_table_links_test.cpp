@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@
 
 using namespace mpgpu;
 using mpgpu::test::cosim;
+using mpgpu::test::expect_injected_bug_caught;
 using mpgpu::test::Result;
 using mpgpu::test::run_mpgpu;
 using mpgpu::test::source_path;
@@ -70,12 +72,7 @@ TEST(TwinCosim, ReplayQueuePinViewMatchesVerilogTwinEveryCycleAndABugIsCaught) {
     EXPECT_GT(taken, 20u);    // takes removed entries
     EXPECT_GT(errors, 500u);  // free slots committed, wide warps and PCs
     EXPECT_GT(commits, 20u);  // slots past the first few were used
-
-    ReplayQueuePinView model2(1, p);
-    StuckError<ReplayQueueBus> bad(make_twin<ReplayQueueBus>("replay_queue", "replay_queue", replay_queue_twin_params(p)), 300);
-    const Result b = cosim<ReplayQueueBus>(model2, bad, 1000, 17, drive, [](const ReplayQueueBus&) {});
-    EXPECT_GT(b.mismatches, 100u);
-    EXPECT_EQ(b.first.rfind("cycle 3", 0), 0u) << b.first;
+    expect_injected_bug_caught<ReplayQueueBus, ReplayQueuePinView>(p, "replay_queue", replay_queue_twin_params(p), 17, drive);
   }
 }
 
@@ -97,12 +94,7 @@ TEST(TwinCosim, OperandLogPinViewMatchesVerilogTwinEveryCycleAndABugIsCaught) {
     EXPECT_GT(refused, 1000u);
     EXPECT_GT(at_share, 100u);  // TBs used their whole share
     EXPECT_GT(taken, 100u);
-
-    OperandLogPinView model2(1, p);
-    StuckError<OperandLogBus> bad(make_twin<OperandLogBus>("operand_log", "operand_log", operand_log_twin_params(p)), 300);
-    const Result b = cosim<OperandLogBus>(model2, bad, 1000, 23, drive, [](const OperandLogBus&) {});
-    EXPECT_GT(b.mismatches, 100u);
-    EXPECT_EQ(b.first.rfind("cycle 3", 0), 0u) << b.first;
+    expect_injected_bug_caught<OperandLogBus, OperandLogPinView>(p, "operand_log", operand_log_twin_params(p), 23, drive);
   }
 }
 
@@ -132,13 +124,8 @@ TEST(TwinCosim, RunningTbStatusPinViewMatchesVerilogTwinEveryCycleAndABugIsCaugh
     EXPECT_GT(refused, 1000u);  // bad slots, wide cycles, counts past 32 bits
     EXPECT_GT(flushable, 1000u);
     EXPECT_GT(counted, 1000u);
-
-    RunningTbStatusPinView model2(1, p);
-    StuckError<RunningTbStatusBus> bad(
-        make_twin<RunningTbStatusBus>("running_tb_status", "running_tb_status", running_tb_status_twin_params(p)), 300);
-    const Result b = cosim<RunningTbStatusBus>(model2, bad, 1000, 29, drive, [](const RunningTbStatusBus&) {});
-    EXPECT_GT(b.mismatches, 100u);
-    EXPECT_EQ(b.first.rfind("cycle 3", 0), 0u) << b.first;
+    expect_injected_bug_caught<RunningTbStatusBus, RunningTbStatusPinView>(p, "running_tb_status",
+                                                                          running_tb_status_twin_params(p), 29, drive);
   }
 }
 

@@ -146,6 +146,41 @@ TEST(TwinCosim, VictimSetsPinViewMatchesVerilogTwinEveryCycle) {
   }
 }
 
+// Configurations for TBs of every size (zero, tiny, a whole SM, wider than the offsets allow) on
+// SMs of gtx1080's and sixteen_sm's sizes, and reads in and past the positions configured.
+TEST(TwinCosim, AllocationPositionsPinViewMatchesVerilogTwinEveryCycleAndABugIsCaught) {
+  for (const auto& [k, offset_bits] : {std::pair{16u, 16u}, std::pair{32u, 17u}}) {
+    DualKernelParams p;
+    p.positions = k;
+    p.offset_bits = offset_bits;
+    AllocationPositionsPinView model(1, p);
+    auto rtl = make_twin<AllocationPositionsBus>("allocation_positions", "allocation_positions",
+                                                 allocation_positions_twin_params(p));
+    uint64_t configured = 0, refused = 0, offsets = 0;
+    auto drive = [&](AllocationPositionsBus& b, std::mt19937_64& g, uint64_t) {
+      b.req_op = g() % 5 == 0 ? 1 : g() % 40 == 0 ? 2 : 0;  // 2: no such operation
+      b.req_valid = g() % 10 != 0;
+      b.req_pos = g() % (k + 2);
+      b.req_regs = g() % 2 ? 65536 : 32768;
+      b.req_shm = g() % 2 ? 98304 : 49152;
+      const uint64_t sizes[] = {0, 1, 256, 2048, 4096, 16384, 65536, 98304, 1u << 20};
+      b.req_tb_regs = sizes[g() % 9];
+      b.req_tb_shm = sizes[g() % 9];
+    };
+    const Result r = cosim<AllocationPositionsBus>(model, *rtl, 20000, 41, drive, [&](const AllocationPositionsBus& b) {
+      configured += b.resp_valid && !b.resp_error && b.resp_count > 1;
+      refused += b.resp_valid && b.resp_error;
+      offsets += b.resp_valid && !b.resp_error && b.resp_reg_offset > 0 && b.resp_shm_offset > 0;
+    });
+    EXPECT_EQ(r.mismatches, 0u) << k << " positions: " << r.first;
+    EXPECT_GT(configured, 1000u);
+    EXPECT_GT(refused, 1000u);  // reads past the count, offsets too wide
+    EXPECT_GT(offsets, 100u);
+    mpgpu::test::expect_injected_bug_caught<AllocationPositionsBus, AllocationPositionsPinView>(
+        p, "allocation_positions", allocation_positions_twin_params(p), 41, drive);
+  }
+}
+
 TEST(TwinCosim, CommandBuffersAndActiveQueuePinViewsMatchTheirVerilogTwinsEveryCycle) {
   for (const ExtensionParams& p : {platform16(), platform20()}) {
     CommandBuffersPinView cmd(1, p);

@@ -33,7 +33,7 @@ runs=(
   "0|--platform platforms/gtx1080.yaml --trace sc_tests/data/fuzz/traces/vectoradd-100-32/kernelslist.g"
   "0|--platform platforms/gtx1080.yaml --workload configs/examples/every_key.yaml"
   "0|--platform platforms/gtx480.yaml --workload configs/examples/flush_preemption.yaml"
-  "0|--platform platforms/gtx480.yaml --workload configs/examples/dual_kernel_preemption.yaml --set extensions.victim_sets.impl=verilog --set extensions.preempting_status.impl=pins --set extensions.running_tb_status.impl=verilog"
+  "0|--platform platforms/gtx480.yaml --workload configs/examples/dual_kernel_preemption.yaml --set extensions.victim_sets.impl=verilog --set extensions.preempting_status.impl=pins --set extensions.running_tb_status.impl=verilog --set extensions.allocation_positions.impl=verilog"
   "0|--platform platforms/sixteen_sm.yaml --workload configs/examples/rtl_in_the_loop.yaml --set extensions.smst.impl=verilog --set extensions.smst.rtl=smst_serial_search --set extensions.ksrt.impl=verilog --set extensions.ptbq.impl=pins --set extensions.command_buffers.impl=verilog --set extensions.active_queue.impl=verilog"
   "0|--platform platforms/rtx2060.yaml --workload configs/default.yaml"
   "0|--platform platforms/rtx2060.yaml --workload configs/examples/mias_sharing.yaml --set workload.sharing.model=factor"

@@ -15,7 +15,8 @@ sets=(--set sm.preemption.drain_cycles=100 --set extensions.smst.impl=core --set
       --set extensions.ksrt.impl=core --set extensions.ptbq.impl=core --set extensions.victim_sets.impl=core
       --set extensions.command_buffers.impl=core --set extensions.active_queue.impl=core
       --set extensions.preempting_status.impl=core --set extensions.replay_queue.impl=core
-      --set extensions.operand_log.impl=core --set extensions.running_tb_status.impl=core)
+      --set extensions.operand_log.impl=core --set extensions.running_tb_status.impl=core
+      --set extensions.allocation_positions.impl=core)
 run() { "$bin" schema --platform platforms/*.yaml "${sets[@]}" --workload "${workloads[@]}" --notes docs/key-notes.yaml "$@"; }
 if [[ "${1:-}" == "--check" ]]; then
   tmp=$(mktemp)

@@ -23,6 +23,7 @@
 #include "common/clock.hpp"
 #include "common/payload.hpp"
 #include "common/progress.hpp"
+#include "extensions/allocation_positions_pins.hpp"
 #include "extensions/ksrt_pins.hpp"
 #include "extensions/preempting_status_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
@@ -106,6 +107,7 @@ struct BlockSchedulerLinks {
   std::unique_ptr<TableLink<ActiveQueueBus>> active_queue;
   std::vector<std::unique_ptr<TableLink<VictimSetsBus>>> victim_sets;  // per SM (dual_kernel)
   std::vector<std::unique_ptr<TableLink<PreemptingStatusBus>>> preempting_status;  // per SM (dual_kernel)
+  std::vector<std::unique_ptr<TableLink<AllocationPositionsBus>>> allocation_positions;  // per SM (dual_kernel)
 };
 template <class F>
 void for_each_link(BlockSchedulerLinks& l, F f) {
@@ -116,6 +118,7 @@ void for_each_link(BlockSchedulerLinks& l, F f) {
   if (l.active_queue) f(*l.active_queue);
   for (auto& v : l.victim_sets) f(*v);
   for (auto& v : l.preempting_status) f(*v);
+  for (auto& v : l.allocation_positions) f(*v);
 }
 
 // One scheduling domain of the SM-driver policies: the framework (KSRT, SMST, PTBQ, policy) over a

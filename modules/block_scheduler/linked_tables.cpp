@@ -76,12 +76,31 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
       };
     d->observe_tables(std::move(smst), std::move(ksrt), std::move(ptbq), std::move(cmd), std::move(active));
   }
-  if (!processor_ || (links_.victim_sets.empty() && links_.preempting_status.empty())) return;
+  if (!processor_ || (links_.victim_sets.empty() && links_.preempting_status.empty() && links_.allocation_positions.empty()))
+    return;
   PreemptionProcessor::TablesObserver o;
   o.planned = [this](uint32_t sm) {  // a new preempting kernel: the SM's tables start empty
     if (!links_.victim_sets.empty()) links_.victim_sets.at(sm)->reset();
     if (!links_.preempting_status.empty()) links_.preempting_status.at(sm)->reset();
   };
+  if (!links_.allocation_positions.empty())
+    o.positions = [this](uint32_t sm, uint32_t registers, uint32_t shared_mem, uint32_t tb_registers, uint32_t tb_shared_mem,
+                         const std::vector<AllocationPosition>& positions) {
+      TableLink<AllocationPositionsBus>& link = *links_.allocation_positions.at(sm);
+      AllocationPositionsBus rq;
+      rq.req_op = AllocationPositionsPinLogic::kConfigure;
+      rq.req_regs = registers, rq.req_shm = shared_mem, rq.req_tb_regs = tb_registers, rq.req_tb_shm = tb_shared_mem;
+      AllocationPositionsBus want = rq;
+      AllocationPositionsPinLogic::respond(positions, 0, want);
+      access(link, rq, want, fmt::format("configure for TBs of {} registers and {} B", tb_registers, tb_shared_mem));
+      for (uint32_t k = 0; k < positions.size(); ++k) {  // the victim-set build reads each position
+        AllocationPositionsBus read;
+        read.req_op = AllocationPositionsPinLogic::kRead, read.req_pos = k;
+        AllocationPositionsBus got = read;
+        AllocationPositionsPinLogic::respond(positions, k, got);
+        access(link, read, got, fmt::format("read of position {}", k));
+      }
+    };
   if (!links_.victim_sets.empty())
     o.victim_sets = [this](uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after) {
       VictimSetsBus rq;

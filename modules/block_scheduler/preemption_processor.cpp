@@ -85,11 +85,11 @@ PreemptionDecision PreemptionProcessor::plan_whole_sm(const SmStatusReport& s) c
 PreemptionDecision PreemptionProcessor::plan_positions(uint32_t sm, const SmStatusReport& s, const KernelLaunch& next,
                                                        uint32_t needed) {
   const KernelDesc& k = *next.kernel;
-  DualSm d{next.id,
-           allocation_positions(tables_, s.registers, s.shared_mem, rounded_registers(sm_, k.registers_per_tb),
-                                k.shared_mem_per_tb),
+  const uint32_t tb_registers = rounded_registers(sm_, k.registers_per_tb);
+  DualSm d{next.id, allocation_positions(tables_, s.registers, s.shared_mem, tb_registers, k.shared_mem_per_tb),
            CandidateVictimSets(tables_), PreemptingAllocationStatus(tables_)};
   if (observer_.planned) observer_.planned(sm);
+  if (observer_.positions) observer_.positions(sm, s.registers, s.shared_mem, tb_registers, k.shared_mem_per_tb, d.positions);
   if (observer_.status)
     d.status.set_observer([this, sm](unsigned op, uint32_t pos, uint32_t arg, const PreemptingAllocationStatus& after) {
       observer_.status(sm, op, pos, arg, after);

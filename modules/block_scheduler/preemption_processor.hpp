@@ -74,6 +74,11 @@ class PreemptionProcessor {
     std::function<void(uint32_t sm)> planned;
     std::function<void(uint32_t sm, unsigned op, uint32_t pos, uint32_t slot, const CandidateVictimSets& after)> victim_sets;
     std::function<void(uint32_t sm, unsigned op, uint32_t pos, uint32_t arg, const PreemptingAllocationStatus& after)> status;
+    // The positions configured for TBs of `tb_registers` / `tb_shared_mem` on an SM of `registers` /
+    // `shared_mem` (the victim-set build then reads each one).
+    std::function<void(uint32_t sm, uint32_t registers, uint32_t shared_mem, uint32_t tb_registers, uint32_t tb_shared_mem,
+                       const std::vector<AllocationPosition>& positions)>
+        positions;
   };
   void observe_tables(TablesObserver o) { observer_ = std::move(o); }
 

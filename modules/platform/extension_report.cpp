@@ -34,7 +34,7 @@ json row(const std::string& name, const std::string& spec, bool per_sm, uint64_t
           {"bytes_total", per_sm ? bytes * n_sm : bytes},
           {"latency_cycles", latency},
           {"impl", "core"},
-          {"latency_from", "fixed: one cycle (no link yet)"},
+          {"latency_from", "fixed: one cycle (not linked)"},
           {"note", note}};
 }
 
@@ -91,8 +91,9 @@ json extension_report(const PlatformConfig& c) {
   rows.push_back(linked(row("candidate_victim_sets", "SPEC 4", true, dk.positions, CandidateVictimSets::layout(dk), n, 1,
                             "K x P bitset; a preempted TB's bit is cleared in every candidate in one cycle"),
                         c, "victim_sets"));
-  rows.push_back(row("allocation_positions", "SPEC 4", true, dk.positions, allocation_positions_layout(dk), n, 1,
-                     "register-file and shared-memory offset of each predetermined position"));
+  rows.push_back(linked(row("allocation_positions", "SPEC 4", true, dk.positions, allocation_positions_layout(dk), n, 1,
+                            "register-file and shared-memory offset of each predetermined position"),
+                        c, "allocation_positions"));
   rows.push_back(linked(row("running_tb_status", "SPEC 4", true, c.sm.max_tbs, running_tb_status_layout(dk), n, 1,
                             "per resident TB: executed instructions, issue cycle, flush (idempotent so far)"),
                         c, "running_tb_status"));

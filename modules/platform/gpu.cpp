@@ -72,6 +72,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
       if (auto l = make_victim_sets_link(cfg, cfg.sm.dual_kernel, "victim_sets" + n)) links.victim_sets.push_back(std::move(l));
       if (auto l = make_preempting_status_link(cfg, cfg.sm.dual_kernel, "preempting_status" + n))
         links.preempting_status.push_back(std::move(l));
+      if (auto l = make_allocation_positions_link(cfg, cfg.sm.dual_kernel, "allocation_positions" + n))
+        links.allocation_positions.push_back(std::move(l));
     }
   bs_->link_tables(std::move(links));
   // Sub-partitions: consecutive slices share one memory controller.

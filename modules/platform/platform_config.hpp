@@ -32,7 +32,7 @@ struct TableLinkConfig {
 };
 inline const char* const kLinkedTables[] = {"command_buffers", "active_queue", "ksrt",        "smst",
                                             "ptbq",            "victim_sets",  "preempting_status", "replay_queue",
-                                            "operand_log",     "running_tb_status"};
+                                            "operand_log",     "running_tb_status", "allocation_positions"};
 
 // Sizes of the per-SM extensions that are design choices rather than derived (SPEC 3, 4).
 struct ExtensionSizes {

@@ -99,6 +99,13 @@ std::unique_ptr<TableLink<OperandLogBus>> make_operand_log_link(const PlatformCo
                                                       c.sm.operand_log, operand_log_twin_params(c.sm.operand_log));
 }
 
+std::unique_ptr<TableLink<AllocationPositionsBus>> make_allocation_positions_link(const PlatformConfig& c, const DualKernelParams& p,
+                                                                                  const std::string& name) {
+  return make_link<AllocationPositionsBus, AllocationPositionsPinLogic>(c.extensions.link("allocation_positions"),
+                                                                        "allocation_positions", name, p,
+                                                                        allocation_positions_twin_params(p));
+}
+
 std::unique_ptr<TableLink<RunningTbStatusBus>> make_running_tb_status_link(const PlatformConfig& c, const std::string& name) {
   const DualKernelParams p = c.sm.per_slot_tables();
   return make_link<RunningTbStatusBus, RunningTbStatusPinLogic>(c.extensions.link("running_tb_status"), "running_tb_status",
@@ -158,6 +165,8 @@ const LinkedTable kTables[] = {
      [](const PlatformConfig& c) { return measure(make_replay_queue_link(c, "replay_queue")); }},
     {"operand_log", [](const PlatformConfig& c) { return operand_log_twin_params(c.sm.operand_log); },
      [](const PlatformConfig& c) { return measure(make_operand_log_link(c, "operand_log")); }},
+    {"allocation_positions", [](const PlatformConfig& c) { return allocation_positions_twin_params(c.sm.dual_kernel); },
+     [](const PlatformConfig& c) { return measure(make_allocation_positions_link(c, c.sm.dual_kernel, "allocation_positions")); }},
     {"running_tb_status", [](const PlatformConfig& c) { return running_tb_status_twin_params(c.sm.per_slot_tables()); },
      [](const PlatformConfig& c) { return measure(make_running_tb_status_link(c, "running_tb_status")); }},
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/config_node.hpp"
+#include "extensions/allocation_positions_pins.hpp"
 #include "extensions/ksrt_pins.hpp"
 #include "extensions/preempting_status_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
@@ -44,6 +45,9 @@ std::unique_ptr<TableLink<PreemptingStatusBus>> make_preempting_status_link(cons
 // Each SM pipeline's replay queue and operand log (`name`: "replay_queue3", ...).
 std::unique_ptr<TableLink<ReplayQueueBus>> make_replay_queue_link(const PlatformConfig& c, const std::string& name);
 std::unique_ptr<TableLink<OperandLogBus>> make_operand_log_link(const PlatformConfig& c, const std::string& name);
+// Each SM's allocation positions ("allocation_positions3", ...; dual_kernel).
+std::unique_ptr<TableLink<AllocationPositionsBus>> make_allocation_positions_link(const PlatformConfig& c, const DualKernelParams& p,
+                                                                                  const std::string& name);
 // Each SM's running-TB status ("running_tb_status3", ...).
 std::unique_ptr<TableLink<RunningTbStatusBus>> make_running_tb_status_link(const PlatformConfig& c, const std::string& name);
 

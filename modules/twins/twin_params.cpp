@@ -56,6 +56,8 @@ TwinParams running_tb_status_twin_params(const DualKernelParams& p) {
   return {{"T", p.tb_slots}, {"IB", p.instruction_count_bits}, {"CB", p.cycle_bits}};
 }
 
+TwinParams allocation_positions_twin_params(const DualKernelParams& p) { return {{"K", p.positions}, {"OB", p.offset_bits}}; }
+
 std::string params_text(const TwinParams& p) {
   std::string s;
   for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);

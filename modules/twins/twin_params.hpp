@@ -24,6 +24,7 @@ TwinParams preempting_status_twin_params(const DualKernelParams& p);
 TwinParams replay_queue_twin_params(const ReplayQueueParams& p);
 TwinParams operand_log_twin_params(const OperandLogParams& p);
 TwinParams running_tb_status_twin_params(const DualKernelParams& per_slot);
+TwinParams allocation_positions_twin_params(const DualKernelParams& p);
 
 std::string params_text(const TwinParams& p);  // "N=20 SMB=5 ..."
 

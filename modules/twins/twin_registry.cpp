@@ -71,6 +71,7 @@ struct preempting_status_table { using Bus = PreemptingStatusBus; };
 struct replay_queue_table { using Bus = ReplayQueueBus; };
 struct operand_log_table { using Bus = OperandLogBus; };
 struct running_tb_status_table { using Bus = RunningTbStatusBus; };
+struct allocation_positions_table { using Bus = AllocationPositionsBus; };
 
 std::vector<TwinBuild> register_builds() {
   std::vector<TwinBuild> all;
@@ -128,5 +129,6 @@ template std::unique_ptr<ClockedTable<PreemptingStatusBus>> make_twin(const std:
 template std::unique_ptr<ClockedTable<ReplayQueueBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 template std::unique_ptr<ClockedTable<OperandLogBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 template std::unique_ptr<ClockedTable<RunningTbStatusBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
+template std::unique_ptr<ClockedTable<AllocationPositionsBus>> make_twin(const std::string&, const std::string&, const TwinParams&);
 
 }  // namespace mpgpu

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "extensions/allocation_positions_pins.hpp"
 #include "extensions/ksrt_pins.hpp"
 #include "extensions/preempting_status_pins.hpp"
 #include "extensions/ptbq_pins.hpp"
