@@ -10,6 +10,7 @@
 // every response with it (lock-step co-simulation), so a twin that differs stops the run.
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/error.hpp"
@@ -97,13 +98,18 @@ class TableLink {
 
 // Lock-step check of a pins or verilog link against the core after an access: throws SimError
 // naming the table, the implementation, the update `what`, the time and every differing output.
-template <class Bus>
-void check_response(const TableLink<Bus>& link, const Bus& expected, const std::string& what, uint64_t at_ps) {
+// `what`: a string, or a callable giving one, called only on a difference (hot owners format
+// nothing per access).
+template <class Bus, class What>
+void check_response(const TableLink<Bus>& link, const Bus& expected, const What& what, uint64_t at_ps) {
   if (link.impl() == ExtensionImpl::core) return;
   const std::string diff = output_differences(link.pins(), expected);
-  if (!diff.empty())
-    throw SimError(link.name() + " (" + impl_name(link.impl()) + ") differs from the C++ core after " + what + " at " +
-                   std::to_string(at_ps) + " ps: " + diff);
+  if (diff.empty()) return;
+  std::string update;
+  if constexpr (std::is_invocable_v<const What&>) update = what();
+  else update = what;
+  throw SimError(link.name() + " (" + impl_name(link.impl()) + ") differs from the C++ core after " + update + " at " +
+                 std::to_string(at_ps) + " ps: " + diff);
 }
 
 }  // namespace mpgpu

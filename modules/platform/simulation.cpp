@@ -502,8 +502,8 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
     if (vcd->empty())
       return fail("--vcd: no pin view or Verilog twin in use (set extensions.<table>.impl: pins or verilog for a "
                   "table the run uses: the framework tables (smst, ksrt, ptbq, command_buffers, active_queue) under "
-                  "its policies, victim_sets or preempting_status under dual_kernel, replay_queue or operand_log "
-                  "under their sm.fault_organization)",
+                  "its policies, victim_sets, preempting_status or allocation_positions under dual_kernel, "
+                  "running_tb_status in any run, replay_queue or operand_log under their sm.fault_organization)",
                   true);
   }
   const auto wall0 = std::chrono::steady_clock::now();

@@ -252,6 +252,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   // Reads slot's running-TB status entry over its link (compared with the core); returns the
   // cycles beyond one (0 without a link).
   uint64_t read_status(uint32_t slot);
+  // One access of the running-TB status link, checked against the core; returns its cycles.
+  uint32_t status_access(unsigned op, uint32_t slot, uint64_t value, bool idempotent);
   std::vector<Resident> resident_tbs() const;  // the TB-level TBs, earliest end first
   // A warp-level TB slot's progress: what it ran here plus what it brought back from a save.
   KernelLaunch::Progress progress_of(uint32_t slot) const;

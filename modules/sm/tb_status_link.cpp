@@ -14,22 +14,24 @@ void Sm::link_status(std::unique_ptr<TableLink<RunningTbStatusBus>> link) {
   status_link_ = std::move(link);
   if (!status_link_) return;
   tb_status_.set_observer([this](unsigned op, uint32_t slot, uint64_t value, bool idempotent) {
-    const uint64_t at = now_ps();
-    status_link_->access(RunningTbStatusPinLogic::request(op, slot, value, idempotent), at);
-    RunningTbStatusBus want;
-    RunningTbStatusPinLogic::respond(tb_status_, slot, want);
-    check_response(*status_link_, want, fmt::format("op {} on slot {} (value {})", op, slot, value), at);
+    status_access(op, slot, value, idempotent);
   });
 }
 
-uint64_t Sm::read_status(uint32_t slot) {
-  if (!status_link_) return 0;
+uint32_t Sm::status_access(unsigned op, uint32_t slot, uint64_t value, bool idempotent) {
   const uint64_t at = now_ps();
-  const uint32_t cycles = status_link_->access(RunningTbStatusPinLogic::request(RunningTbStatus::kRead, slot, 0, false), at);
+  const uint32_t cycles = status_link_->access(RunningTbStatusPinLogic::request(op, slot, value, idempotent), at);
   RunningTbStatusBus want;
   RunningTbStatusPinLogic::respond(tb_status_, slot, want);
-  check_response(*status_link_, want, fmt::format("a read of slot {}", slot), at);
-  return cycles - 1;
+  check_response(*status_link_, want, [&] {
+    return op == RunningTbStatus::kRead ? fmt::format("a read of slot {}", slot)
+                                        : fmt::format("op {} on slot {} (value {})", op, slot, value);
+  }, at);
+  return cycles;
+}
+
+uint64_t Sm::read_status(uint32_t slot) {
+  return status_link_ ? status_access(RunningTbStatus::kRead, slot, 0, false) - 1 : 0;
 }
 
 }  // namespace mpgpu
