@@ -126,6 +126,12 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   // Scoreboard entries for the registers the code names (higher numbers are never a dependency).
   const uint32_t regs = std::max(1u, k.trace ? k.trace->register_span : k.program->max_register);
   const uint64_t code_base = p_.icache.enabled() ? code_address(k) : 0;  // hashed once per TB, not per warp
+  const Decoded* decoded = nullptr;
+  if (!k.trace) {
+    auto [it, fresh] = decoded_.try_emplace(k.program.get());
+    if (fresh) it->second = decode_program(*k.program, p_.icache.instruction_bytes);
+    decoded = it->second.data();
+  }
   for (uint32_t i = 0; i < nwarps; ++i) {
     const uint32_t wid = free_slots[i];
     Warp& w = warps_[wid];
@@ -143,8 +149,8 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     if (ttb)
       w.code.start_trace(ttb.get(), &ttb->warps[i]);
     else
-      w.code.start_program(k.program.get(), LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0},
-                           std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size), p_.icache.instruction_bytes);
+      w.code.start_program(k.program.get(), decoded, LaneCoords{tb, i, k.threads_per_tb, p_.warp_size, 0, 0},
+                           std::min(p_.warp_size, k.threads_per_tb - i * p_.warp_size));
     w.replays.clear();
     w.halt_from = kNever;
     w.resume = w.watch_until = 0;
@@ -327,7 +333,9 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
 
 void SmPipeline::issue(uint32_t wid, Warp& w) {
   const bool replay = replaying(w);
-  const Decoded d = next_instr(w);
+  // A reference, not a copy: a replay's entry stays put until erased below, and the code's head
+  // until next() (a trace step or partial warp is decoded into the cursor; read `barrier` first).
+  const Decoded& d = next_instr(w);
   const uint64_t c = cycle_;
   const PipelineParams& pp = p_.pipeline;
   const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
@@ -402,13 +410,14 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
     else refresh_ready(w);
     return;
   }
+  const bool barrier = d.unit == UnitClass::barrier;
   w.code.next();
   if (w.code.done() && w.replays.empty()) {
     exit_warp(wid, w);
     return;
   }
   if (!w.code.done()) fetch_code(wid, w, fetch_at);
-  if (d.unit == UnitClass::barrier) {
+  if (barrier) {
     barrier_arrive(w);
     return;
   }

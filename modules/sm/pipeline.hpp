@@ -323,6 +323,8 @@ class SmPipeline {
   std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
   std::vector<SchedulerState> sched_state_;
   std::vector<ReadySet> ready_;  // per scheduler
+  // Each warp program's instructions decoded once (the kernels outlive the run).
+  std::map<const WarpProgram*, std::vector<Decoded>> decoded_;
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 #include <cstdint>
+#include <vector>
 
 #include "workload/kernel.hpp"
 #include "workload/program.hpp"
@@ -24,12 +25,37 @@ struct Decoded {
   uint16_t src[kMaxSrc] = {kNoReg, kNoReg, kNoReg, kNoReg};
 };
 
+// A warp program's instructions decoded once for the SM (full warps; `pc` in bytes at the
+// platform's instruction size): a program warp's head is an entry of it, not a copy per step.
+inline std::vector<Decoded> decode_program(const WarpProgram& p, uint32_t instruction_bytes) {
+  std::vector<Decoded> out(p.instrs.size());
+  for (size_t pc = 0; pc < p.instrs.size(); ++pc) {
+    const ProgInstr& i = p.instrs[pc];
+    Decoded& d = out[pc];
+    d = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, i.active_lanes, uint32_t(pc) * instruction_bytes};
+    std::copy(std::begin(i.dst), std::end(i.dst), d.dst);
+    std::copy(std::begin(i.src), std::end(i.src), d.src);
+  }
+  return out;
+}
+
 class WarpCursor {
  public:
+  WarpCursor() = default;
+  // The head may point into the cursor itself (a trace step, a partial warp): copies rebind it.
+  WarpCursor(const WarpCursor& o) { *this = o; }
+  WarpCursor& operator=(const WarpCursor& o) {
+    prog_ = o.prog_, decoded_ = o.decoded_, tb_ = o.tb_, trace_ = o.trace_, coords_ = o.coords_;
+    pc_ = o.pc_, lanes_ = o.lanes_, done_ = o.done_, own_ = o.own_;
+    std::copy(std::begin(o.iter_), std::end(o.iter_), iter_);
+    head_ = o.head_ == &o.own_ ? &own_ : o.head_;
+    return *this;
+  }
   // `lanes`: threads of the TB in this warp (fewer than the warp size in a partial last warp).
-  void start_program(const WarpProgram* p, const LaneCoords& coords, uint32_t lanes, uint32_t instruction_bytes = 8) {
+  // `decoded`: decode_program(*p, ...), which outlives the cursor.
+  void start_program(const WarpProgram* p, const Decoded* decoded, const LaneCoords& coords, uint32_t lanes) {
     prog_ = p;
-    instruction_bytes_ = instruction_bytes;
+    decoded_ = decoded;
     lanes_ = lanes;
     trace_ = nullptr;
     coords_ = coords;
@@ -58,13 +84,13 @@ class WarpCursor {
     for (int i = 0; i < 8; ++i) iter_[i] = w.iter[i];
     decode();
   }
-  const Decoded& head() const { return head_; }
+  const Decoded& head() const { return *head_; }
 
   // Addresses of the head's active lanes; returns how many.
   int addresses(uint64_t* out) const {
     if (trace_) {
       const TraceStep& t = trace_->steps[pc_];
-      const int n = static_cast<int>(head_.lanes);  // t's active lanes, counted once in decode
+      const int n = static_cast<int>(own_.lanes);  // t's active lanes, counted once in decode
       for (int i = 0; i < n; ++i) out[i] = tb_->addresses[t.addr_begin + i];
       return n;
     }
@@ -109,30 +135,34 @@ class WarpCursor {
       // A trace line without addresses (e.g. a predicated-off access) moves no data.
       const uint32_t lanes = static_cast<uint32_t>(__builtin_popcount(step.mask));
       const bool mem = t.mem_width > 0 && lanes > 0;
-      head_ = {t.unit, mem ? t.space : MemSpace::none, mem ? t.op : MemOp::none, t.ndst, t.nsrc,
-               t.mem_width, lanes, t.pc};
-      std::copy(std::begin(t.dst), std::end(t.dst), head_.dst);
-      std::copy(std::begin(t.src), std::end(t.src), head_.src);
+      own_ = {t.unit, mem ? t.space : MemSpace::none, mem ? t.op : MemOp::none, t.ndst, t.nsrc,
+              t.mem_width, lanes, t.pc};
+      std::copy(std::begin(t.dst), std::end(t.dst), own_.dst);
+      std::copy(std::begin(t.src), std::end(t.src), own_.src);
+      head_ = &own_;
       return;
     }
     done_ = pc_ >= prog_->instrs.size();
     if (done_) return;
-    const ProgInstr& i = prog_->instrs[pc_];
-    head_ = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, std::min(i.active_lanes, lanes_), pc_ * instruction_bytes_};
-    std::copy(std::begin(i.dst), std::end(i.dst), head_.dst);
-    std::copy(std::begin(i.src), std::end(i.src), head_.src);
+    head_ = &decoded_[pc_];
+    if (head_->lanes > lanes_) {  // a partial last warp: fewer lanes than the decoded full warp
+      own_ = *head_;
+      own_.lanes = lanes_;
+      head_ = &own_;
+    }
   }
 
   const WarpProgram* prog_ = nullptr;
+  const Decoded* decoded_ = nullptr;  // prog_'s instructions, decoded
   const TraceTbView* tb_ = nullptr;
   const TraceWarpView* trace_ = nullptr;
   LaneCoords coords_{};
   uint32_t pc_ = 0;
   uint32_t lanes_ = 32;
-  uint32_t instruction_bytes_ = 8;
   uint32_t iter_[8] = {};
   bool done_ = true;
-  Decoded head_;
+  Decoded own_;                  // the head when it is not an entry of decoded_
+  const Decoded* head_ = &own_;
 };
 
 }  // namespace mpgpu
