@@ -2,6 +2,7 @@
 // SmPipeline driven by a fake memory port, the L1D tag/MSHR core, the coalescer and shared-memory
 // bank conflicts, and the YAML warp-program reader. Every expected number is worked out by hand
 // from the parameters in the comment next to it.
+#include <random>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -680,6 +681,30 @@ TEST(WarpProgram, LaneAddressTbXorSwizzle) {
   const auto p = program("body:\n  - {op: ld.global, dst: r1, addr: {base: 0x1000, tb_xor: [0x80, 0x100000]}}\n");
   ASSERT_EQ(p->addresses.size(), 1u);
   EXPECT_EQ(lane_address(p->addresses[0], LaneCoords{3, 0, 32, 32, 0, 0}, 0), 0x1000u ^ 0x80 ^ 0x100000);
+}
+
+// lane_addresses (a warp's lanes at once, stepping an affine address) equals lane_address lane by
+// lane for random expressions: negative and huge coefficients (wrapping modulo 2^64), swizzles,
+// wraps and random kinds, at several alignments and lane counts.
+TEST(WarpProgram, LaneAddressesEqualLaneByLane) {
+  std::mt19937_64 rng(7);
+  auto coef = [&] { return int64_t(rng() % 3 == 0 ? rng() : rng() % 513) - (rng() % 2 ? 256 : 0); };
+  for (int trial = 0; trial < 2000; ++trial) {
+    AddressExpr e;
+    e.kind = trial % 7 == 0 ? AddressExpr::Kind::random : AddressExpr::Kind::affine;
+    e.base = rng() % 4 == 0 ? rng() : rng() % (1u << 30);
+    e.tid = coef(), e.gtid = coef(), e.lane = coef(), e.warp = coef(), e.tb = coef(), e.iter = coef();
+    e.wrap = trial % 5 == 0 ? 1 + rng() % 4096 : 0;
+    e.tb_xor_bits = uint8_t(rng() % 4);
+    for (uint32_t k = 0; k < e.tb_xor_bits; ++k) e.tb_xor[k] = rng() % (1u << 20);
+    e.range = 1 + rng() % 100000, e.seed = rng();
+    const LaneCoords c{uint32_t(rng() % 1000), uint32_t(rng() % 8), 256, 32, uint32_t(rng() % 50), uint32_t(rng() % 64)};
+    const uint32_t n = uint32_t(rng() % 33);
+    const uint64_t align = ~uint64_t((1u << (rng() % 4)) - 1);
+    uint64_t got[32];
+    lane_addresses(e, c, n, align, got);
+    for (uint32_t l = 0; l < n; ++l) ASSERT_EQ(got[l], lane_address(e, c, l) & align) << "trial " << trial << " lane " << l;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -101,7 +101,7 @@ class WarpCursor {
     const AddressExpr& e = prog_->addresses[i.addr];
     const uint64_t align = ~uint64_t(i.width - 1);
     const uint32_t n = std::min(i.active_lanes, lanes_);
-    for (uint32_t l = 0; l < n; ++l) out[l] = lane_address(e, c, l) & align;
+    lane_addresses(e, c, n, align, out);
     return static_cast<int>(n);
   }
 

@@ -208,6 +208,22 @@ uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) 
   return (e.base + uint64_t(off)) ^ swizzle;
 }
 
+void lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out) {
+  if (e.kind != AddressExpr::Kind::affine || e.wrap || n == 0) {
+    for (uint32_t l = 0; l < n; ++l) out[l] = lane_address(e, c, l) & align;
+    return;
+  }
+  // Without a wrap the address is affine in the lane (tid, gtid and lane all step by one) and
+  // the swizzle does not depend on it: lane 0's address plus a stride, modulo 2^64 as above.
+  const uint64_t stride = uint64_t(e.tid) + uint64_t(e.gtid) + uint64_t(e.lane);
+  const uint64_t first = lane_address(e, c, 0);
+  uint64_t swizzle = 0;
+  for (uint32_t k = 0; k < e.tb_xor_bits; ++k)
+    if (c.tb >> k & 1) swizzle ^= e.tb_xor[k];
+  const uint64_t base = first ^ swizzle;
+  for (uint32_t l = 0; l < n; ++l) out[l] = ((base + l * stride) ^ swizzle) & align;
+}
+
 const char* unit_class_name(UnitClass c) {
   static const char* const names[kUnitClasses] = {"sp", "fma", "dp", "sfu", "tensor", "ldst", "branch", "barrier", "nop"};
   return names[static_cast<int>(c)];
