@@ -58,7 +58,9 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   window_start_.resize(sm.count);
   resident_instructions_.resize(sm.count);
   sm_kernels_.resize(sm.count);
-  SC_THREAD(run);
+  // A method like the SMs' processes: run() never waits inside a round, and each wake-up is then
+  // a function call from the kernel instead of a coroutine switch.
+  SC_METHOD(run);
 }
 
 // The framework's tables are sized by the SMs of their domain (an SMST entry per SM, a KSRT entry
@@ -459,8 +461,8 @@ void BlockScheduler::run() {
     }
     in_round_ = false;
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
-      wait(offset_);
-      continue;
+      next_trigger(offset_);
+      return;
     }
     // A kernel that issued its last TB leaves the side-by-side set: the controller starts over.
     if (sharing_ && left_over_.back().front() != sharing_set_) continue;
@@ -469,9 +471,10 @@ void BlockScheduler::run() {
     if (!arrivals_.empty()) next = arrivals_.begin()->first;
     if (sharing_ && sharing_->profiling()) next = std::min(next, window_end_);
     if (next < sc_core::sc_max_time())
-      wait(next - now, wake_);
+      next_trigger(next - now, wake_);
     else
-      wait(wake_);
+      next_trigger(wake_);
+    return;
   }
 }
 

@@ -17,7 +17,10 @@ Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain
       pipe_(p, *this), quantum_cycles_(std::max(1u, quantum_cycles)), warp_tbs_(p.max_tbs),
       tb_status_(p.per_slot_tables()), carried_(p.max_tbs) {
   ctrl_in.register_b_transport(this, &Sm::ctrl_b_transport);
-  SC_THREAD(run);
+  // A method, not a thread: run() never waits inside (every memory and block-scheduler call it
+  // makes returns without waiting), so each wake-up is a function call from the kernel instead
+  // of a coroutine switch; at quantum 1 that is once per SM and cycle.
+  SC_METHOD(run);
   if (timeline_ && timeline_->enabled()) {
     timeline_->name_group(Timeline::sm_pid(id), fmt::format("SM {}", id));
     for (uint32_t s = 0; s < p.max_tbs; ++s)
@@ -167,7 +170,8 @@ void Sm::run() {
     // Every wake-up goes through one event: a dispatch notifies it at the time that matters
     // (a TB-level TB's end), and sc_event keeps the earliest pending notification.
     if (timed) wake_.notify(next - now);
-    wait(wake_);
+    next_trigger(wake_);
+    return;
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The SM at TB level (DESIGN, Workloads: fidelity 1): admits TBs against its resources, runs each
 // for its sampled duration, releases resources and reports completion to the block scheduler.
-// One SC_THREAD per SM; it sleeps until the next TB completion or a dispatch.
+// One SystemC process (an SC_METHOD) per SM; it sleeps until the next TB completion or a dispatch.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
