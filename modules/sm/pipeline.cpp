@@ -18,12 +18,13 @@ uint64_t code_address(const KernelDesc& k) {
 
 SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
     : p_(p), port_(port), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), l1_tlb_(p.l1_tlb), replay_queue_(p.replay_queue), operand_log_(p.operand_log), page_shift_(__builtin_ctz(p.page_bytes)), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
-  for (uint32_t s = 0; s < p.warp_schedulers; ++s) {
-    schedulers_.push_back(make_warp_scheduler(p.warp_scheduler));
-    std::vector<std::vector<uint64_t>> units(kUnitClasses);
-    for (int u = 0; u < kUnitClasses; ++u) units[u].assign(std::max(1u, p.pipeline.units[u].count), 0);
-    unit_free_.push_back(std::move(units));
+  for (int u = 0; u < kUnitClasses; ++u) {
+    unit_base_[u] = unit_stride_;
+    unit_count_[u] = std::max(1u, p.pipeline.units[u].count);
+    unit_stride_ += unit_count_[u];
   }
+  for (uint32_t s = 0; s < p.warp_schedulers; ++s) schedulers_.push_back(make_warp_scheduler(p.warp_scheduler));
+  unit_free_.assign(size_t{p.warp_schedulers} * unit_stride_, 0);
   sched_state_.assign(p.warp_schedulers, SchedulerState{});
   ready_.resize(p.warp_schedulers);
   if (p.warp_scheduler == "gto") sched_kind_ = SchedulerKind::gto;
@@ -74,6 +75,20 @@ void SmPipeline::track(uint32_t wid, Warp& w) {
 }
 
 void SmPipeline::promote_ready(uint32_t s) {
+  ReadySet& r = ready_[s];
+  if (r.layout == schedulers_[s]->layout()) {  // the common steps inline: nothing due, or one cycle on
+    if (r.promoted >= cycle_) return;
+    if (r.promoted + 1 == cycle_ && cycle_ < r.far_min) {
+      r.bits |= r.wheel[cycle_ & 63];
+      r.wheel[cycle_ & 63] = 0;
+      r.promoted = cycle_;
+      return;
+    }
+  }
+  promote_ready_slow(s);
+}
+
+void SmPipeline::promote_ready_slow(uint32_t s) {
   ReadySet& r = ready_[s];
   const WarpScheduler& sched = *schedulers_[s];
   if (r.layout != sched.layout()) {  // warps came or went: file every warp afresh
@@ -211,11 +226,6 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
   return out;
 }
 
-const uint64_t* SmPipeline::unit_slot(uint32_t scheduler, UnitClass u) const {
-  if (u == UnitClass::ldst) return &ldst_free_;
-  auto& inst = unit_free_[scheduler][static_cast<int>(u)];
-  return &*std::min_element(inst.begin(), inst.end());
-}
 
 SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) {
   if (w.at_barrier) return Block::control;
@@ -416,7 +426,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
     exit_warp(wid, w);
     return;
   }
-  if (!w.code.done()) fetch_code(wid, w, fetch_at);
+  if (icache_on_ && !w.code.done()) fetch_code(wid, w, fetch_at);
   if (barrier) {
     barrier_arrive(w);
     return;

@@ -6,6 +6,7 @@
 // unit with coalescer, L1D and shared memory. Event driven: because the loosely timed memory
 // answers with its completion time, every warp knows the cycle its next instruction can issue,
 // so stretches where nothing can issue are skipped, never stepped.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -224,9 +225,11 @@ class SmPipeline {
   // The stall reason and wake-up cycle of scheduler `s`, none of whose warps can issue now.
   SchedulerState stalled_state(uint32_t s);
   // Records warp `wid`'s readiness in its scheduler's ready set (after any change of it).
-  void track(uint32_t wid, Warp& w);
-  void file(ReadySet& r, uint64_t bit, Warp& w);
-  void promote_ready(uint32_t s);
+  [[gnu::always_inline]] inline void track(uint32_t wid, Warp& w);
+  // The hot ones are inlined into the issue stage (they run once or more per issued instruction).
+  [[gnu::always_inline]] inline void file(ReadySet& r, uint64_t bit, Warp& w);
+  [[gnu::always_inline]] inline void promote_ready(uint32_t s);
+  void promote_ready_slow(uint32_t s);
   // Issues warp `wid` (its operands ready) if its unit is free; counts the issues.
   bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first);
   // The scheduler's bookkeeping calls, without a virtual call per cycle (the classes are final).
@@ -234,7 +237,12 @@ class SmPipeline {
   void scheduler_issued(uint32_t s, std::optional<uint32_t> wid);
   Block blocked(const Warp& w, uint64_t& wake);
   // The next-free cycle of the instance of unit `u` that frees first (ld/st: one per SM).
-  const uint64_t* unit_slot(uint32_t scheduler, UnitClass u) const;
+  const uint64_t* unit_slot(uint32_t scheduler, UnitClass u) const {
+    if (u == UnitClass::ldst) return &ldst_free_;
+    const uint64_t* inst = &unit_free_[scheduler * unit_stride_ + unit_base_[static_cast<int>(u)]];
+    const uint32_t n = unit_count_[static_cast<int>(u)];
+    return n == 1 ? inst : std::min_element(inst, inst + n);
+  }
   uint64_t* unit_slot(uint32_t scheduler, UnitClass u) {
     return const_cast<uint64_t*>(std::as_const(*this).unit_slot(scheduler, u));
   }
@@ -283,7 +291,7 @@ class SmPipeline {
   // the warp until the line is back.
   void fetch_code(uint32_t wid, Warp& w, uint64_t at);
   void advance(Warp& w, const Decoded& d, uint64_t commit);
-  void refresh_ready(Warp& w);
+  [[gnu::always_inline]] inline void refresh_ready(Warp& w);
   void exit_warp(uint32_t wid, Warp& w);
   void barrier_arrive(Warp& w);
   void barrier_release(TbSlot& t);
@@ -296,6 +304,7 @@ class SmPipeline {
 
   const SmParams& p_;
   MemoryPort& port_;
+  const bool icache_on_ = p_.icache.enabled();
   L1dCache l1d_;
   L1dCache icache_;  // same set-associative core with MSHRs; only loads, no bypass
   Tlb l1_tlb_;
@@ -308,8 +317,9 @@ class SmPipeline {
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<Warp> warps_;
   std::vector<TbSlot> tbs_;
-  // Next free cycle of every unit instance: [scheduler][unit class][instance]; ld/st is per SM.
-  std::vector<std::vector<std::vector<uint64_t>>> unit_free_;
+  // Next free cycle of every unit instance, flat: [scheduler][unit class][instance]; ld/st is per SM.
+  std::vector<uint64_t> unit_free_;
+  uint32_t unit_base_[kUnitClasses] = {}, unit_count_[kUnitClasses] = {}, unit_stride_ = 0;
   uint64_t ldst_free_ = 0;
   uint64_t cycle_ = 0;
   uint64_t age_ = 0;

@@ -111,7 +111,10 @@ class WarpCursor {
       // Records stream from a mapping far larger than the caches, one warp among many: fetch a
       // few ahead so that later decodes find them in cache (a prefetch past the end is harmless).
       __builtin_prefetch(trace_->steps + pc_ + kPrefetchAhead);
-    } else {
+      decode();
+      return;
+    }
+    if (head_->unit == UnitClass::branch) {  // only a loop's back-edge (a branch) may jump
       const ProgInstr& i = prog_->instrs[pc_];
       if (i.back_edge && ++iter_[i.depth - 1] < i.count) {
         pc_ = i.target;
@@ -119,8 +122,10 @@ class WarpCursor {
         if (i.back_edge) iter_[i.depth - 1] = 0;
         ++pc_;
       }
+    } else {
+      ++pc_;
     }
-    decode();
+    decode_program();
   }
 
  private:
@@ -142,6 +147,9 @@ class WarpCursor {
       head_ = &own_;
       return;
     }
+    decode_program();
+  }
+  void decode_program() {
     done_ = pc_ >= prog_->instrs.size();
     if (done_) return;
     head_ = &decoded_[pc_];

@@ -82,13 +82,6 @@ const std::vector<uint32_t>& GtoScheduler::order() {
   return order_;
 }
 
-void GtoScheduler::issued(std::optional<uint32_t> warp) {
-  if (warp && present(*warp) && list_.set_greedy(*warp)) {
-    dirty_ = true;
-    segments_[0].head = *warp;
-  }
-}
-
 std::optional<uint32_t> GtoScheduler::greedy() const {
   if (list_.greedy() == kNone) return std::nullopt;
   return list_.greedy();

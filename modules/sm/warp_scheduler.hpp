@@ -175,7 +175,12 @@ class GtoScheduler final : public WarpScheduler {
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
-  void issued(std::optional<uint32_t> warp) override;
+  void issued(std::optional<uint32_t> warp) override {  // inline: the issue stage calls it every cycle
+    if (warp && present(*warp) && list_.set_greedy(*warp)) {
+      dirty_ = true;
+      segments_[0].head = *warp;
+    }
+  }
   const char* name() const override { return "gto"; }
   size_t size() const override { return list_.size(); }
   std::optional<uint32_t> greedy() const;
