@@ -431,6 +431,7 @@ TEST(WarpSchedulerSegments, WalkingTheSegmentsGivesTheOrderUnderRandomHistories)
             if (s->warp_at(p) != g.head) walked.push_back(s->warp_at(p));
         }
         for (uint32_t x : in) ASSERT_EQ(s->warp_at(s->position(x)), x);
+        ASSERT_EQ(s->positions(), s->size()) << kind;  // the issue stage's test for an empty scheduler
         for (uint32_t x = 0; x < 24; ++x) ASSERT_EQ(s->has_position(x), in.count(x) == 1) << kind << " warp " << x;
         ASSERT_EQ(walked, s->order()) << kind << " at step " << step;
         std::optional<uint32_t> pick = kStall;  // the first of a random ready subset

@@ -269,7 +269,7 @@ bool SmPipeline::issue_on(uint32_t s) {
   SchedulerState& st = sched_state_[s];
   if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
   WarpScheduler& sched = *schedulers_[s];
-  if (sched.size() == 0) {
+  if (sched.positions() == 0) {  // no warps (positions cover every warp of the scheduler)
     st = {kNever, -1, nullptr};
     return false;
   }

@@ -231,10 +231,10 @@ class SmPipeline {
   [[gnu::always_inline]] inline void promote_ready(uint32_t s);
   void promote_ready_slow(uint32_t s);
   // Issues warp `wid` (its operands ready) if its unit is free; counts the issues.
-  bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first);
+  [[gnu::always_inline]] inline bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first);
   // The scheduler's bookkeeping calls, without a virtual call per cycle (the classes are final).
-  void scheduler_begin_cycle(uint32_t s);
-  void scheduler_issued(uint32_t s, std::optional<uint32_t> wid);
+  [[gnu::always_inline]] inline void scheduler_begin_cycle(uint32_t s);
+  [[gnu::always_inline]] inline void scheduler_issued(uint32_t s, std::optional<uint32_t> wid);
   Block blocked(const Warp& w, uint64_t& wake);
   // The next-free cycle of the instance of unit `u` that frees first (ld/st: one per SM).
   const uint64_t* unit_slot(uint32_t scheduler, UnitClass u) const {

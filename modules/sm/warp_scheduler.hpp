@@ -111,6 +111,7 @@ class WarpScheduler {
     return warp < pos_.size() && pos_[warp] < at_.size() && at_[pos_[warp]] == warp;
   }
   uint32_t warp_at(uint32_t position) const { return at_[position]; }
+  uint32_t positions() const { return uint32_t(at_.size()); }  // = size(), without a virtual call
   uint64_t layout() const { return layout_; }
 
  protected:
