@@ -747,6 +747,30 @@ TEST(Coalescer, MisalignedAndStraddlingLanes) {
   EXPECT_EQ(out.bytes[1], 2u);
 }
 
+// coalesce() takes a contiguous warp (each lane right after the previous) in one step: the same
+// lines, order, granules and bytes as merging lane by lane, for random widths, offsets, line sizes
+// and lane counts, contiguous or with one lane moved.
+TEST(Coalescer, ContiguousStepEqualsLaneByLane) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 5000; ++trial) {
+    const uint32_t width = 1u << (rng() % 5), line = 32u << (rng() % 4);
+    const int lanes = 1 + int(rng() % 32);
+    uint64_t a[32];
+    a[0] = (rng() % 2 ? rng() % 100000 : ~uint64_t{0} - rng() % 600) & ~uint64_t(rng() % 2 ? width - 1 : 0);
+    for (int l = 1; l < lanes; ++l) a[l] = a[l - 1] + width;
+    if (trial % 4 == 3) a[rng() % lanes] += 1 + rng() % 300;  // no longer contiguous
+    CoalescedLines fast, slow;
+    coalesce(a, lanes, width, line, fast);
+    coalesce_lanes(a, lanes, width, line, slow);
+    ASSERT_EQ(fast.count, slow.count) << "trial " << trial;
+    for (int i = 0; i < fast.count; ++i) {
+      ASSERT_EQ(fast.line[i], slow.line[i]) << "trial " << trial;
+      ASSERT_EQ(fast.touched[i], slow.touched[i]) << "trial " << trial;
+      ASSERT_EQ(fast.bytes[i], slow.bytes[i]) << "trial " << trial;
+    }
+  }
+}
+
 // Passes = most distinct words on one bank; same-word lanes are a broadcast.
 TEST(Coalescer, SharedBankConflictDegree) {
   uint64_t a[32];
