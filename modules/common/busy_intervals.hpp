@@ -51,6 +51,9 @@ class BusyIntervals {
     return s;
   }
 
+  // [s, s + len) overlaps nothing booked: earliest(s, len) == s, without its search.
+  bool free(uint64_t s, uint64_t len) const { return len == 0 || s >= end_ || next_busy(s, s + len) == s + len; }
+
   // Books [s, s + len), which must be free.
   void book(uint64_t s, uint64_t len) {
     if (len == 0) return;

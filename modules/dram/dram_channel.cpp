@@ -35,6 +35,14 @@ DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t late
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower;
   for (uint32_t k = 0; k < bursts; ++k) {
+    // Where every table accepts c (later bursts right behind the first, mostly) the rounds below
+    // would leave it there: take it without them.
+    if (c <= latest && command_bus_.free(c, 1) && column_spacing_.free(c, p_.timing.CCD) &&
+        data_bus_.free(c + lat, burst)) {
+      cas.push_back(c);
+      c += step;
+      continue;
+    }
     // Rounds over the three tables until a round moves nothing; a round stops early once the
     // last three lookups in a row (across the round boundary) left c where it was: every table
     // accepts c, so the rest of the round could not move it. Same result, fewer lookups.
