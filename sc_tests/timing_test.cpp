@@ -7,9 +7,11 @@
 
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/config_node.hpp"
 #include "sm/pipeline.hpp"
 #include "workload/kernel.hpp"
@@ -264,4 +266,21 @@ TEST(Timing, AtomicsBlockWarpHoldsTheNextIndependentInstruction) {
   EXPECT_EQ(block.done[0].cycle, 104u);
   ASSERT_EQ(free.done.size(), 1u);
   EXPECT_EQ(free.done[0].cycle, 100u);
+}
+
+// The clock's inline conversions give the kernel's own results bit for bit (to_seconds) and value
+// for value (from_value), over small, large and random times; a cycle's time converts back to it.
+TEST(Timing, ClockConversionsMatchTheKernel) {
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 200000; ++i) {
+    const sc_dt::uint64 v = i < 1000 ? sc_dt::uint64(i) : rng() >> (rng() % 40);
+    const sc_core::sc_time t = sc_core::sc_time::from_value(v);
+    ASSERT_EQ(clock_detail::to_seconds(t), t.to_seconds()) << v;  // exact equality, not near
+    ASSERT_EQ(clock_detail::from_value(v), t) << v;
+  }
+  for (double mhz : {1607.0, 1733.0, 700.0, 2500.0, 1000.0, 875.5}) {
+    const ClockDomain clk(mhz);
+    for (uint64_t c : {uint64_t{0}, uint64_t{1}, uint64_t{12345}, uint64_t{987654321}})
+      EXPECT_EQ(clk.to_cycles_ceil(clk.cycles(double(c))), c) << mhz << " MHz, cycle " << c;
+  }
 }

@@ -7,6 +7,24 @@
 
 namespace mpgpu {
 
+// sc_time's to_seconds() and from_value() without a library call per conversion (the SMs and
+// the memory path convert on every wake-up and request). The same IEEE operations as the kernel's
+// own (to_seconds: value x resolution in fs x 1e-15; from_value: the raw value), so the same results.
+namespace clock_detail {
+inline double resolution_fs() {
+  static const double fs = std::round(sc_core::sc_get_time_resolution().to_seconds() * 1e15);
+  return fs;
+}
+inline double to_seconds(const sc_core::sc_time& t) { return static_cast<double>(t.value()) * resolution_fs() * 1e-15; }
+inline sc_core::sc_time from_value(sc_dt::uint64 v) {
+  static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
+  if (v >= (sc_dt::uint64{1} << 52)) return sc_core::sc_time::from_value(v);  // beyond exact doubles
+  sc_core::sc_time t = one;
+  t *= static_cast<double>(v);  // inline: the value is v exactly below 2^52
+  return t;
+}
+}  // namespace clock_detail
+
 // Exact for times on the ps grid (sc_time resolution), unlike to_seconds() * 1e9.
 inline double to_ns(const sc_core::sc_time& t) {
   static const double units_per_ns = std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
@@ -23,11 +41,11 @@ class ClockDomain {
   sc_core::sc_time cycles(double n) const {
     // From the raw value: constructing from a double and a unit costs a division per call.
     static const double units_per_ps = 1e-12 / sc_core::sc_get_time_resolution().to_seconds();
-    return sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(n * period_ps_ * units_per_ps + 0.5));
+    return clock_detail::from_value(static_cast<sc_dt::uint64>(n * period_ps_ * units_per_ps + 0.5));
   }
   // Whole cycles elapsed at time t (rounded down, tolerant of ps rounding).
   uint64_t to_cycles(const sc_core::sc_time& t) const {
-    return static_cast<uint64_t>(std::floor(t.to_seconds() * 1e12 / period_ps_ + 1e-6));
+    return static_cast<uint64_t>(std::floor(clock_detail::to_seconds(t) * 1e12 / period_ps_ + 1e-6));
   }
   // The first cycle edge at or after t.
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
