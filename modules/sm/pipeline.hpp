@@ -216,7 +216,9 @@ class SmPipeline {
   struct ReadySet {
     uint64_t bits = 0, far = 0;
     uint64_t wheel[64] = {};
-    uint64_t far_min = ~uint64_t{0};
+    uint64_t wheel_used = 0;         // bit i: wheel[i] holds a warp
+    uint64_t far_min = ~uint64_t{0};  // at most the far warps' earliest wake-up; equal while far_exact
+    bool far_exact = true;
     uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
     uint64_t layout = ~uint64_t{0};  // the scheduler layout the bits are for
   };
