@@ -53,7 +53,6 @@ void SmPipeline::file(ReadySet& r, uint64_t bit, Warp& w) {
     r.bits |= bit;
   } else if (w.ready - cycle_ < 64) {
     r.wheel[w.ready & 63] |= bit;
-    r.wheel_used |= uint64_t{1} << (w.ready & 63);
     w.wheel_at = w.ready;
   } else {
     r.far |= bit;
@@ -73,7 +72,6 @@ void SmPipeline::track(uint32_t wid, Warp& w) {
   if (r.far & bit) r.far_exact = false;  // far_min may be this warp's old wake-up
   r.far &= ~bit;
   r.wheel[w.wheel_at & 63] &= ~bit;  // harmless when it already left that slot
-  if (!r.wheel[w.wheel_at & 63]) r.wheel_used &= ~(uint64_t{1} << (w.wheel_at & 63));
   file(r, bit, w);
 }
 
@@ -82,9 +80,7 @@ void SmPipeline::promote_ready(uint32_t s) {
   if (r.layout == schedulers_[s]->layout()) {  // the common steps inline: nothing due, or one cycle on
     if (r.promoted >= cycle_) return;
     if (r.promoted + 1 == cycle_ && cycle_ < r.far_min) {
-      r.bits |= r.wheel[cycle_ & 63];
-      r.wheel[cycle_ & 63] = 0;
-      r.wheel_used &= ~(uint64_t{1} << (cycle_ & 63));
+      promote_slot(r, cycle_);
       r.promoted = cycle_;
       return;
     }
@@ -104,11 +100,7 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
   }
   if (r.promoted >= cycle_) return;
   const uint64_t from = std::max(r.promoted + 1, cycle_ >= 63 ? cycle_ - 63 : 0);
-  for (uint64_t c = from; c <= cycle_; ++c) {
-    r.bits |= r.wheel[c & 63];
-    r.wheel[c & 63] = 0;
-    r.wheel_used &= ~(uint64_t{1} << (c & 63));
-  }
+  for (uint64_t c = from; c <= cycle_; ++c) promote_slot(r, c);
   r.promoted = cycle_;
   if (cycle_ >= r.far_min) {  // some loads are back: refile the far warps
     uint64_t far = r.far;
@@ -313,11 +305,11 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   const WarpScheduler& sched = *schedulers_[s];
   const ReadySet& r = ready_[s];
   SchedulerState st{kNever, -1, nullptr};
-  // The earliest operand or fetch wake-up: the first used wheel slot after now's (which promotion
-  // emptied), found by rotating the occupancy mask to start at cycle_ + 1.
-  const unsigned from = unsigned(cycle_ + 1) & 63;
-  if (const uint64_t rot = from ? (r.wheel_used >> from) | (r.wheel_used << (64 - from)) : r.wheel_used)
-    st.wake = cycle_ + 1 + uint64_t(__builtin_ctzll(rot));
+  for (uint64_t c = cycle_ + 1; c < cycle_ + 64; ++c)  // the earliest operand or fetch wake-up
+    if (r.wheel[c & 63]) {
+      st.wake = c;
+      break;
+    }
   if (r.far && r.far_exact)
     st.wake = std::min(st.wake, r.far_min);
   else

@@ -216,7 +216,6 @@ class SmPipeline {
   struct ReadySet {
     uint64_t bits = 0, far = 0;
     uint64_t wheel[64] = {};
-    uint64_t wheel_used = 0;         // bit i: wheel[i] holds a warp
     uint64_t far_min = ~uint64_t{0};  // at most the far warps' earliest wake-up; equal while far_exact
     bool far_exact = true;
     uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
@@ -232,6 +231,11 @@ class SmPipeline {
   [[gnu::always_inline]] inline void file(ReadySet& r, uint64_t bit, Warp& w);
   [[gnu::always_inline]] inline void promote_ready(uint32_t s);
   void promote_ready_slow(uint32_t s);
+  // The warps due at cycle `c` move from its wheel slot to the ready bits.
+  static void promote_slot(ReadySet& r, uint64_t c) {
+    r.bits |= r.wheel[c & 63];
+    r.wheel[c & 63] = 0;
+  }
   // Issues warp `wid` (its operands ready) if its unit is free; counts the issues.
   [[gnu::always_inline]] inline bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first);
   // The scheduler's bookkeeping calls, without a virtual call per cycle (the classes are final).

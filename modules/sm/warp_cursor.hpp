@@ -125,7 +125,7 @@ class WarpCursor {
     } else {
       ++pc_;
     }
-    decode_program();
+    head_from_table();
   }
 
  private:
@@ -147,9 +147,9 @@ class WarpCursor {
       head_ = &own_;
       return;
     }
-    decode_program();
+    head_from_table();
   }
-  void decode_program() {
+  void head_from_table() {  // a program's head: its entry of decoded_
     done_ = pc_ >= prog_->instrs.size();
     if (done_) return;
     head_ = &decoded_[pc_];

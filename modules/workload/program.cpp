@@ -187,6 +187,16 @@ uint64_t WarpProgram::instructions_per_warp() const {
   return total;
 }
 
+namespace {
+// affine: the XOR of tb_xor[k] over the set bits k of the TB index (lane-independent).
+uint64_t tb_swizzle(const AddressExpr& e, uint32_t tb) {
+  uint64_t swizzle = 0;
+  for (uint32_t k = 0; k < e.tb_xor_bits; ++k)
+    if (tb >> k & 1) swizzle ^= e.tb_xor[k];
+  return swizzle;
+}
+}  // namespace
+
 uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) {
   const uint64_t tid = uint64_t{c.warp_in_tb} * c.warp_size + lane;
   if (e.kind == AddressExpr::Kind::random) {
@@ -202,10 +212,7 @@ uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) 
     off %= int64_t(e.wrap);
     if (off < 0) off += int64_t(e.wrap);
   }
-  uint64_t swizzle = 0;
-  for (uint32_t k = 0; k < e.tb_xor_bits; ++k)
-    if (c.tb >> k & 1) swizzle ^= e.tb_xor[k];
-  return (e.base + uint64_t(off)) ^ swizzle;
+  return (e.base + uint64_t(off)) ^ tb_swizzle(e, c.tb);
 }
 
 void lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out) {
@@ -216,11 +223,8 @@ void lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint6
   // Without a wrap the address is affine in the lane (tid, gtid and lane all step by one) and
   // the swizzle does not depend on it: lane 0's address plus a stride, modulo 2^64 as above.
   const uint64_t stride = uint64_t(e.tid) + uint64_t(e.gtid) + uint64_t(e.lane);
-  const uint64_t first = lane_address(e, c, 0);
-  uint64_t swizzle = 0;
-  for (uint32_t k = 0; k < e.tb_xor_bits; ++k)
-    if (c.tb >> k & 1) swizzle ^= e.tb_xor[k];
-  const uint64_t base = first ^ swizzle;
+  const uint64_t swizzle = tb_swizzle(e, c.tb);
+  const uint64_t base = lane_address(e, c, 0) ^ swizzle;
   for (uint32_t l = 0; l < n; ++l) out[l] = ((base + l * stride) ^ swizzle) & align;
 }
 
