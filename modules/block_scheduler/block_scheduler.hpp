@@ -210,8 +210,10 @@ class BlockScheduler : public sc_core::sc_module {
   // A table access of `cycles` at the driver's current time.
   void charge_access(uint32_t cycles);
   uint64_t local_time_ps() const;
-  template <class Bus>
-  void access(TableLink<Bus>& link, const Bus& request, const Bus& expected, const std::string& what);
+  // One access over a link, checked against the core's `expected`; `what` describes the update for
+  // a mismatch message, a callable formatted only then (see check_response).
+  template <class Bus, class Describe>
+  void access(TableLink<Bus>& link, const Bus& request, const Bus& expected, const Describe& what);
 
   BlockSchedulerParams p_;
   const SmParams& sm_;

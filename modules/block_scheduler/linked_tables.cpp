@@ -17,8 +17,8 @@ void BlockScheduler::charge_access(uint32_t cycles) {
   (in_round_ ? offset_ : owed_) += t;
 }
 
-template <class Bus>
-void BlockScheduler::access(TableLink<Bus>& link, const Bus& request, const Bus& expected, const std::string& what) {
+template <class Bus, class Describe>
+void BlockScheduler::access(TableLink<Bus>& link, const Bus& request, const Bus& expected, const Describe& what) {
   const uint64_t at = local_time_ps();
   const uint32_t cycles = link.access(request, at);
   check_response(link, expected, what, at);
@@ -36,7 +36,7 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
         SmstBus rq;
         rq.req_op = op, rq.req_sm = sm, rq.req_arg = arg;
         access(*links_.smst, rq, SmstPinLogic::expected(d->smst(), op, sm, arg),
-               fmt::format("op {} on SM {} (arg {})", op, sm, arg));
+               [&] { return fmt::format("op {} on SM {} (arg {})", op, sm, arg); });
       };
     if (links_.ksrt)
       ksrt = [this, d](unsigned op, uint32_t idx) {
@@ -45,7 +45,7 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
         if (op == KsrtPinLogic::kAllocate) rq.req_idx = 0;  // the table picks the entry
         KsrtBus want = rq;
         KsrtPinLogic::respond(e, idx, want);
-        access(*links_.ksrt, rq, want, fmt::format("op {} on entry {}", op, idx));
+        access(*links_.ksrt, rq, want, [&] { return fmt::format("op {} on entry {}", op, idx); });
       };
     if (links_.ptbq)
       ptbq = [this, d](unsigned op, uint32_t q, const PtbqEntry* pushed) {
@@ -54,7 +54,7 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
         if (pushed) rq.req_tb = pushed->tb, rq.req_ptr = pushed->save_pointer;
         PtbqBus want = rq;
         PtbqPinLogic::respond(d->ptbq(), q, want);
-        access(*links_.ptbq, rq, want, fmt::format("op {} on queue {}", op, q));
+        access(*links_.ptbq, rq, want, [&] { return fmt::format("op {} on queue {}", op, q); });
       };
     CommandBuffers::Observer cmd;
     ActiveQueue::Observer active;
@@ -64,7 +64,7 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
         rq.req_op = op, rq.req_ctx = ctx, rq.req_launch = launch;
         CommandBuffersBus want = rq;
         CommandBuffersPinLogic::respond(d->command_buffers(), op, ctx, launch, want);
-        access(*links_.command_buffers, rq, want, fmt::format("op {} on context {} (launch {})", op, ctx, launch));
+        access(*links_.command_buffers, rq, want, [&] { return fmt::format("op {} on context {} (launch {})", op, ctx, launch); });
       };
     if (links_.active_queue)
       active = [this, d](unsigned op, uint32_t k) {
@@ -72,7 +72,7 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
         rq.req_op = op, rq.req_k = k;
         ActiveQueueBus want = rq;
         want.resp_size = d->active().order().size(), want.resp_k = k;
-        access(*links_.active_queue, rq, want, fmt::format("op {} of KSRT index {}", op, k));
+        access(*links_.active_queue, rq, want, [&] { return fmt::format("op {} of KSRT index {}", op, k); });
       };
     d->observe_tables(std::move(smst), std::move(ksrt), std::move(ptbq), std::move(cmd), std::move(active));
   }
@@ -92,13 +92,13 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
       rq.req_regs = registers, rq.req_shm = shared_mem, rq.req_tb_regs = tb_registers, rq.req_tb_shm = tb_shared_mem;
       AllocationPositionsBus want = rq;
       AllocationPositionsPinLogic::respond(positions, 0, want);
-      access(link, rq, want, fmt::format("configure for TBs of {} registers and {} B", tb_registers, tb_shared_mem));
+      access(link, rq, want, [&] { return fmt::format("configure for TBs of {} registers and {} B", tb_registers, tb_shared_mem); });
       for (uint32_t k = 0; k < positions.size(); ++k) {  // the victim-set build reads each position
         AllocationPositionsBus read;
         read.req_op = AllocationPositionsPinLogic::kRead, read.req_pos = k;
         AllocationPositionsBus got = read;
         AllocationPositionsPinLogic::respond(positions, k, got);
-        access(link, read, got, fmt::format("read of position {}", k));
+        access(link, read, got, [&] { return fmt::format("read of position {}", k); });
       }
     };
   if (!links_.victim_sets.empty())
@@ -107,7 +107,7 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
       rq.req_op = op, rq.req_pos = pos, rq.req_slot = slot;
       VictimSetsBus want = rq;
       VictimSetsPinLogic::respond(after, pos, want);
-      access(*links_.victim_sets.at(sm), rq, want, fmt::format("op {} (position {}, slot {})", op, pos, slot));
+      access(*links_.victim_sets.at(sm), rq, want, [&] { return fmt::format("op {} (position {}, slot {})", op, pos, slot); });
     };
   if (!links_.preempting_status.empty())
     o.status = [this](uint32_t sm, unsigned op, uint32_t pos, uint32_t arg, const PreemptingAllocationStatus& after) {
@@ -117,7 +117,7 @@ void BlockScheduler::link_tables(BlockSchedulerLinks links) {
       else rq.req_slot = arg;
       PreemptingStatusBus want = rq;
       PreemptingStatusPinLogic::respond(after, pos, want);
-      access(*links_.preempting_status.at(sm), rq, want, fmt::format("op {} (position {}, argument {})", op, pos, arg));
+      access(*links_.preempting_status.at(sm), rq, want, [&] { return fmt::format("op {} (position {}, argument {})", op, pos, arg); });
     };
   processor_->observe_tables(std::move(o));
 }
