@@ -115,6 +115,28 @@ TEST(BusyIntervals, LongBusyRunsAndForgettingAgreeWithABruteForceBitmap) {
   }
 }
 
+// book_strided (a request's bursts in one call) leaves the same table as booking each piece,
+// including pieces before or across the forget point.
+TEST(BusyIntervals, StridedBookingEqualsBookingEachPiece) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    BusyIntervals strided, pieces;
+    const uint64_t floor = rng() % 200;
+    strided.forget_before(floor), pieces.forget_before(floor);
+    const uint64_t s = rng() % 300, len = 1 + rng() % 4, stride = 1 + rng() % 6, count = rng() % 6;
+    strided.book_strided(s, len, count, stride);
+    for (uint64_t k = 0; k < count; ++k) {
+      const uint64_t a = s + k * stride;  // overlapping pieces (len > stride) book their union
+      for (uint64_t c = a; c < a + len; ++c)
+        if (pieces.free(c, 1)) pieces.book(c, 1);
+    }
+    ASSERT_EQ(strided.end() > floor ? strided.end() : 0, pieces.end() > floor ? pieces.end() : 0)
+        << "trial " << trial;
+    for (uint64_t c = floor; c < 400; ++c)
+      ASSERT_EQ(strided.free(c, 1), pieces.free(c, 1)) << "trial " << trial << " cycle " << c;
+  }
+}
+
 TEST(BusyIntervals, MemoryFollowsTheSpanAheadOfTheForgetPointNotTheRunLength) {
   BusyIntervals b;
   // A port used once every million cycles over a long run, forgotten up to "now" at each use

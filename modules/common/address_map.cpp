@@ -14,21 +14,21 @@ uint32_t AddressMap::xor_bits(uint64_t addr, const std::vector<std::vector<int>>
 
 DecodedAddress AddressMap::decode_uncached(uint64_t a) const {
   DecodedAddress d{};
-  d.line = a / p_.line_bytes;
+  d.line = line_.div(a);
   if (p_.kind == AddressMapParams::Kind::xor_hash) {
-    d.partition = parity_bits(a, partition_masks_) % p_.partitions;
-    d.set = parity_bits(a, set_masks_) % p_.l2_sets;
-    d.bank = parity_bits(a, bank_masks_) % p_.banks;
-    d.row = a / (static_cast<uint64_t>(p_.row_bytes) * p_.banks * p_.partitions);
+    d.partition = uint32_t(partitions_.mod(parity_bits(a, partition_masks_)));
+    d.set = uint32_t(sets_.mod(parity_bits(a, set_masks_)));
+    d.bank = uint32_t(banks_.mod(parity_bits(a, bank_masks_)));
+    d.row = xor_row_.div(a);
     return d;
   }
-  const uint64_t chunk = a / p_.interleave_bytes;
-  d.partition = static_cast<uint32_t>(chunk % p_.partitions);
+  const uint64_t chunk = interleave_.div(a);
+  d.partition = static_cast<uint32_t>(partitions_.mod(chunk));
   // Address within the partition: the partition's chunks packed together.
-  const uint64_t local = (chunk / p_.partitions) * p_.interleave_bytes + a % p_.interleave_bytes;
-  d.set = static_cast<uint32_t>((local / p_.line_bytes) % p_.l2_sets);
-  d.bank = static_cast<uint32_t>((local / p_.row_bytes) % p_.banks);
-  d.row = local / (static_cast<uint64_t>(p_.row_bytes) * p_.banks);
+  const uint64_t local = partitions_.div(chunk) * p_.interleave_bytes + interleave_.mod(a);
+  d.set = static_cast<uint32_t>(sets_.mod(line_.div(local)));
+  d.bank = static_cast<uint32_t>(banks_.mod(row_bytes_.div(local)));
+  d.row = local_row_.div(local);
   return d;
 }
 

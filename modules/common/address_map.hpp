@@ -37,6 +37,10 @@ class AddressMap {
     partition_masks_ = masks(p_.partition_bits);
     set_masks_ = masks(p_.set_bits);
     bank_masks_ = masks(p_.bank_bits);
+    line_ = Divisor(p_.line_bytes), partitions_ = Divisor(p_.partitions), sets_ = Divisor(p_.l2_sets);
+    banks_ = Divisor(p_.banks), interleave_ = Divisor(p_.interleave_bytes), row_bytes_ = Divisor(p_.row_bytes);
+    xor_row_ = Divisor(uint64_t{p_.row_bytes} * p_.banks * p_.partitions);
+    local_row_ = Divisor(uint64_t{p_.row_bytes} * p_.banks);
   }
   // The crossbar and then the L2 slice decode each request's address in turn: the last answer
   // is kept.
@@ -63,8 +67,19 @@ class AddressMap {
     for (size_t i = 0; i < masks.size(); ++i) out |= uint32_t(__builtin_parityll(addr & masks[i])) << i;
     return out;
   }
+  // Division by a platform constant: a shift when it is a power of two (every bundled platform),
+  // a hardware divide otherwise. Decoding runs on every request at the crossbar, L2 and DRAM.
+  struct Divisor {
+    uint64_t d = 1;
+    int shift = 0;  // -1: not a power of two
+    Divisor() = default;
+    explicit Divisor(uint64_t v) : d(v ? v : 1), shift(d & (d - 1) ? -1 : __builtin_ctzll(d)) {}
+    uint64_t div(uint64_t x) const { return shift >= 0 ? x >> shift : x / d; }
+    uint64_t mod(uint64_t x) const { return shift >= 0 ? x & (d - 1) : x % d; }
+  };
   DecodedAddress decode_uncached(uint64_t paddr) const;
   AddressMapParams p_;
+  Divisor line_, partitions_, sets_, banks_, interleave_, row_bytes_, xor_row_, local_row_;
   std::vector<uint64_t> partition_masks_, set_masks_, bank_masks_;
   mutable uint64_t memo_addr_ = 0;
   mutable bool memo_valid_ = false;

@@ -62,24 +62,29 @@ class BusyIntervals {
       len -= forgotten_ - s;
       s = forgotten_;
     }
-    const uint64_t e = s + len;
-    if (count_ == 0) {
-      head_ = 0;
-      base_ = std::max(s, forgotten_) & ~uint64_t{63};
+    cover(s, s + len);
+    set_bits(s, s + len);
+  }
+
+  // Books [s + k * stride, s + k * stride + len) for k < count, all of which must be free: a
+  // request's bursts, tCCD windows or column commands in one call (the same bits as booking each).
+  void book_strided(uint64_t s, uint64_t len, uint64_t count, uint64_t stride) {
+    if (len == 0 || count == 0) return;
+    if (len >= stride) return book(s, (count - 1) * stride + len);  // the pieces touch: one run
+    const uint64_t last_end = s + (count - 1) * stride + len;
+    if (last_end <= forgotten_) return;
+    if (s < forgotten_) {  // whole pieces before the forget point drop; a straddling one is cut
+      const uint64_t skip = (forgotten_ - s) / stride;
+      s += skip * stride, count -= skip;
+      if (s + len <= forgotten_) s += stride, --count;
+      else if (s < forgotten_) {
+        book(s, len);
+        s += stride, --count;
+      }
+      if (count == 0) return;
     }
-    while (s < base_) {  // an earlier gap: grow the bitmap at the front
-      push_front();
-      base_ -= 64;
-    }
-    while (base_ + 64 * count_ < e) push_back();
-    for (uint64_t c = s; c < e;) {
-      const uint64_t w = (c - base_) >> 6, off = (c - base_) & 63;
-      const uint64_t n = std::min<uint64_t>(64 - off, e - c);
-      const uint64_t mask = (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << off;
-      word(w) |= mask;
-      c += n;
-    }
-    if (e > end_) end_ = e;
+    cover(s, last_end);
+    for (uint64_t k = 0; k < count; ++k, s += stride) set_bits(s, s + len);
   }
 
   // Forgets bookings that ended by t (whole words before t); cheap when t has not moved.
@@ -114,6 +119,28 @@ class BusyIntervals {
   size_t words() const { return ring_.size(); }  // memory held, in 64-bit words (tests)
 
  private:
+  // Grows the bitmap to hold [s, e) (s at or after the forget point).
+  void cover(uint64_t s, uint64_t e) {
+    if (count_ == 0) {
+      head_ = 0;
+      base_ = std::max(s, forgotten_) & ~uint64_t{63};
+    }
+    while (s < base_) {  // an earlier gap: grow the bitmap at the front
+      push_front();
+      base_ -= 64;
+    }
+    while (base_ + 64 * count_ < e) push_back();
+    if (e > end_) end_ = e;
+  }
+  void set_bits(uint64_t s, uint64_t e) {
+    for (uint64_t c = s; c < e;) {
+      const uint64_t w = (c - base_) >> 6, off = (c - base_) & 63;
+      const uint64_t n = std::min<uint64_t>(64 - off, e - c);
+      const uint64_t mask = (n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << off;
+      word(w) |= mask;
+      c += n;
+    }
+  }
   uint64_t& word(uint64_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }
   uint64_t word(uint64_t i) const { return ring_[(head_ + i) & (ring_.size() - 1)]; }
   void grow() {  // doubles the ring, keeping the words in order from index 0

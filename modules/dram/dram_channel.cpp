@@ -72,10 +72,21 @@ void DramChannel::book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w
                                bool is_write) {
   const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
   const uint64_t to_pre = is_write ? p_.write_to_precharge() : p_.read_to_precharge();
+  // Bursts back to back (the usual fit) book each table once, strided; the same bits either way.
+  const uint64_t step = std::max<uint64_t>({p_.timing.CCD, burst, 1});
+  bool back_to_back = true;
+  for (size_t k = 1; k < cas.size() && back_to_back; ++k) back_to_back = cas[k] == cas[0] + k * step;
+  if (back_to_back) {
+    command_bus_.book_strided(cas[0], 1, cas.size(), step);
+    column_spacing_.book_strided(cas[0], p_.timing.CCD, cas.size(), step);
+    data_bus_.book_strided(cas[0] + lat, burst, cas.size(), step);
+  }
   for (uint64_t c : cas) {
-    command_bus_.book(c, 1);
-    column_spacing_.book(c, p_.timing.CCD);
-    data_bus_.book(c + lat, burst);
+    if (!back_to_back) {
+      command_bus_.book(c, 1);
+      column_spacing_.book(c, p_.timing.CCD);
+      data_bus_.book(c + lat, burst);
+    }
     bus_busy_ += burst;
     w.pre_ready = std::max(w.pre_ready, c + to_pre);
     log(c, is_write ? DramCommandKind::write : DramCommandKind::read, uint32_t(&bank - banks_.data()), w.row, index);

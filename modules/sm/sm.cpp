@@ -176,7 +176,8 @@ void Sm::run() {
 }
 
 std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
-  const uint64_t now_cycle = clock_.to_cycles_ceil(now);
+  const uint64_t now_cycle =
+      planned_cycle_ != ~uint64_t{0} && now == planned_time_ ? planned_cycle_ : clock_.to_cycles_ceil(now);
   if (pipe_.busy() && pipe_.cycle() <= now_cycle) {
     pipe_.advance_to(now_cycle);
     pipe_.run_until(now_cycle + quantum_cycles_);
@@ -195,7 +196,11 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
   sc_time next = sc_core::SC_ZERO_TIME;
   if (pipe_.busy()) {
     const uint64_t issue_at = pipe_.next_issue_cycle();
-    if (issue_at != ~uint64_t{0}) next = clock_.cycles(double(std::max(pipe_.cycle(), issue_at))), any = true;
+    if (issue_at != ~uint64_t{0}) {
+      planned_cycle_ = std::max(pipe_.cycle(), issue_at);
+      next = planned_time_ = clock_.cycles(double(planned_cycle_));
+      any = true;
+    }
   }
   if (warp_tbs_finished_ > 0)  // finished TBs waiting for their report time
     for (const WarpTb& t : warp_tbs_)

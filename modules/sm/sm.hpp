@@ -291,6 +291,11 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   tlm::tlm_generic_payload mem_gp_;
   tlm::tlm_generic_payload walk_gp_;
   uint32_t quantum_cycles_;
+  // The pipeline's planned wake-up, as a time and as the cycle it was converted from: waking
+  // then (every cycle at quantum 1) needs no time-to-cycle conversion (to_cycles_ceil(cycles(c))
+  // is c; timing_test checks it).
+  sc_core::sc_time planned_time_;
+  uint64_t planned_cycle_ = ~uint64_t{0};
   std::vector<WarpTb> warp_tbs_;
   std::vector<Resident> done_;  // TB-level TBs ending now (run's scratch)
   uint32_t warp_tbs_live_ = 0;
