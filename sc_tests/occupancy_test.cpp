@@ -1,6 +1,9 @@
 // TB admission (SPEC 1): occupancy, limiting resource, contiguous allocation, carve-out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "platform/platform_config.hpp"
 #include "report.hpp"
 #include "sm/occupancy.hpp"
@@ -92,6 +95,43 @@ TEST(RangeAllocator, FirstFitAndCoalescing) {
   EXPECT_FALSE(a.allocate(31).has_value());
   a.release(30, 20);  // coalesces into [0,60)
   EXPECT_EQ(a.allocate(60), 0u);
+}
+
+// First fit, placement at an offset and coalescing agree with a brute-force map of free units
+// under random allocations and releases.
+TEST(RangeAllocator, AgreesWithABruteForceMap) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    const uint32_t cap = 16 + rng() % 200;
+    RangeAllocator a(cap);
+    std::vector<char> used(cap, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> live;
+    auto first_fit = [&](uint32_t size) -> std::optional<uint32_t> {
+      for (uint32_t lo = 0; lo + size <= cap; ++lo)
+        if (std::none_of(used.begin() + lo, used.begin() + lo + size, [](char c) { return c; })) return lo;
+      return std::nullopt;
+    };
+    for (int step = 0; step < 300; ++step) {
+      const uint32_t size = 1 + rng() % (cap / 3);
+      if (rng() % 3 == 0 && !live.empty()) {
+        const size_t k = rng() % live.size();
+        a.release(live[k].first, live[k].second);
+        std::fill(used.begin() + live[k].first, used.begin() + live[k].first + live[k].second, 0);
+        live.erase(live.begin() + long(k));
+      } else if (rng() % 4 == 0) {
+        const uint32_t at = rng() % (cap - size + 1);
+        const bool free = std::none_of(used.begin() + at, used.begin() + at + size, [](char c) { return c; });
+        ASSERT_EQ(a.allocate_at(at, size), free) << "trial " << trial << " step " << step;
+        if (free) std::fill(used.begin() + at, used.begin() + at + size, 1), live.push_back({at, size});
+      } else {
+        const auto want = first_fit(size);
+        const auto got = a.allocate(size);
+        ASSERT_EQ(got, want) << "trial " << trial << " step " << step;
+        if (got) std::fill(used.begin() + *got, used.begin() + *got + size, 1), live.push_back({*got, size});
+      }
+      ASSERT_EQ(a.free_total(), uint32_t(std::count(used.begin(), used.end(), 0)));
+    }
+  }
 }
 
 TEST(SmResources, AdmitsUpToEveryLimit) {

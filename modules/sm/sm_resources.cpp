@@ -1,10 +1,9 @@
 #include "sm/sm_resources.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace mpgpu {
-
-using Interval = boost::icl::interval<uint32_t>;
 
 RangeAllocator::RangeAllocator(uint32_t capacity) : capacity_(0) { reset(capacity); }
 
@@ -12,34 +11,67 @@ void RangeAllocator::reset(uint32_t capacity) {
   assert(free_total() == capacity_ && "reset with live allocations");
   capacity_ = capacity;
   free_.clear();
-  if (capacity) free_.insert(Interval::right_open(0, capacity));
+  if (capacity) free_.push_back({0, capacity});
+  free_total_ = capacity;
+}
+
+void RangeAllocator::take(size_t i, uint32_t offset, uint32_t size) {
+  Range& r = free_[i];
+  free_total_ -= size;
+  if (offset == r.lo) {
+    r.lo += size;
+    if (r.lo == r.hi) free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+  } else if (offset + size == r.hi) {
+    r.hi = offset;
+  } else {  // from the middle: the range splits in two
+    const Range after{offset + size, r.hi};
+    r.hi = offset;
+    free_.insert(free_.begin() + static_cast<std::ptrdiff_t>(i) + 1, after);
+  }
 }
 
 std::optional<uint32_t> RangeAllocator::allocate(uint32_t size) {
   if (size == 0) return 0u;
-  for (const auto& iv : free_) {
-    const uint32_t lo = boost::icl::first(iv), len = boost::icl::length(iv);
-    if (len >= size) {
-      free_.erase(Interval::right_open(lo, lo + size));
+  for (size_t i = 0; i < free_.size(); ++i)
+    if (free_[i].hi - free_[i].lo >= size) {
+      const uint32_t lo = free_[i].lo;
+      take(i, lo, size);
       return lo;
     }
-  }
   return std::nullopt;
 }
 
 bool RangeAllocator::allocate_at(uint32_t offset, uint32_t size) {
   if (size == 0) return true;
-  const auto want = Interval::right_open(offset, offset + size);
-  if (!boost::icl::contains(free_, want)) return false;
-  free_.erase(want);
-  return true;
+  for (size_t i = 0; i < free_.size() && free_[i].lo <= offset; ++i)
+    if (uint64_t{offset} + size <= free_[i].hi) {
+      take(i, offset, size);
+      return true;
+    }
+  return false;
 }
 
 void RangeAllocator::release(uint32_t offset, uint32_t size) {
-  if (size) free_.insert(Interval::right_open(offset, offset + size));
+  if (size == 0) return;
+  uint32_t lo = offset, hi = offset + size;
+  // The ranges it touches or overlaps join it (a union, as releasing a free range changes nothing).
+  auto first = std::lower_bound(free_.begin(), free_.end(), lo, [](const Range& r, uint32_t v) { return r.hi < v; });
+  auto last = first;
+  while (last != free_.end() && last->lo <= hi) {
+    lo = std::min(lo, last->lo), hi = std::max(hi, last->hi);
+    free_total_ -= last->hi - last->lo;
+    ++last;
+  }
+  free_total_ += hi - lo;
+  if (first == last) {
+    free_.insert(first, Range{lo, hi});
+  } else {
+    *first = {lo, hi};
+    free_.erase(first + 1, last);
+  }
 }
 
-uint32_t RangeAllocator::free_total() const { return boost::icl::length(free_); }
+uint32_t RangeAllocator::free_total() const { return free_total_; }
 
 SmResources::SmResources(const SmParams& p)
     : p_(p), regs_(p.registers), shm_(p.shared_mem_default), slot_used_(p.max_tbs, false),

@@ -1,8 +1,6 @@
 #pragma once
 // The SM's TB admission state: TB slots, threads, and contiguous register-file and shared-memory
 // ranges (first fit), so fragmentation is modelled as the hardware allocator sees it.
-#include <boost/icl/interval_set.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -19,7 +17,9 @@ struct TbAllocation {
   uint32_t shm_offset = 0, shm_size = 0;
 };
 
-// First-fit allocator over [0, capacity) with coalescing frees.
+// First-fit allocator over [0, capacity) with coalescing frees. The free ranges are a short sorted
+// array (an SM holds at most a few dozen TBs, so a few dozen holes): a TB-level run allocates and
+// frees once per TB, and a tree of intervals cost a node allocation per change.
 class RangeAllocator {
  public:
   explicit RangeAllocator(uint32_t capacity);
@@ -32,9 +32,13 @@ class RangeAllocator {
   void reset(uint32_t capacity);
 
  private:
-  using Set = boost::icl::interval_set<uint32_t>;
+  struct Range {
+    uint32_t lo, hi;  // [lo, hi), free
+  };
   uint32_t capacity_;
-  Set free_;
+  uint32_t free_total_ = 0;
+  std::vector<Range> free_;  // sorted, disjoint, never touching (adjacent ranges are joined)
+  void take(size_t i, uint32_t offset, uint32_t size);  // [offset, offset + size) out of free_[i]
 };
 
 class SmResources {
