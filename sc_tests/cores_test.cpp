@@ -75,6 +75,24 @@ TEST(LeftOverFcfs, LaterKernelWaitsWhileEarlierHasTbsLeft) {
   EXPECT_TRUE(s.idle());
 }
 
+// A round in which every SM refuses moves only the round-robin start; idle_round() moves it the
+// same way without asking the SMs, so the next TBs go to the same SMs either way.
+TEST(LeftOverFcfs, IdleRoundMovesTheRoundRobinStartAsARefusedRoundDoes) {
+  for (uint32_t idle_rounds = 0; idle_rounds < 5; ++idle_rounds) {
+    LeftOverFcfs asked(4), skipped(4);
+    FakeSms a({1, 1, 1, 1}), b({1, 1, 1, 1});
+    for (LeftOverFcfs* s : {&asked, &skipped}) s->arrive(3, 9);
+    asked.schedule(std::ref(a)), skipped.schedule(std::ref(b));  // every SM full
+    for (uint32_t i = 0; i < idle_rounds; ++i) {
+      EXPECT_EQ(asked.schedule(std::ref(a)), 0u);
+      skipped.idle_round();
+    }
+    a.free = b.free = {1, 1, 1, 1};
+    asked.schedule(std::ref(a)), skipped.schedule(std::ref(b));
+    EXPECT_EQ(a.log, b.log) << idle_rounds << " idle rounds";
+  }
+}
+
 TEST(Metrics, HandComputed) {
   // NP = 0.5, 0.25, 1.0; NTT = 2, 4, 1.
   const auto m = compute_metrics({{10, 20}, {5, 20}, {7, 7}});

@@ -418,6 +418,9 @@ void BlockScheduler::end_profiling_window() {
 void BlockScheduler::run() {
   for (;;) {
     const sc_time now = sc_core::sc_time_stamp();
+    // Nothing reported and nothing arrived since the last round (the end of a dispatch's busy
+    // window, mostly): every SM refuses again, so Left-Over only moves its round-robin start.
+    const bool unchanged = !dirty_ && owed_ == SC_ZERO_TIME && (arrivals_.empty() || arrivals_.begin()->first > now);
     while (!arrivals_.empty() && arrivals_.begin()->first <= now) {
       KernelLaunch* k = arrivals_.begin()->second;
       arrivals_.erase(arrivals_.begin());
@@ -455,9 +458,12 @@ void BlockScheduler::run() {
     } else {
       // The refusal check first, inline: Left-Over asks every SM on each pass, and most are full.
       for (auto& lo : left_over_)
-        lo.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) {
-          return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
-        });
+        if (unchanged && !sharing_)
+          lo.idle_round();
+        else
+          lo.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) {
+            return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
+          });
     }
     in_round_ = false;
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace mpgpu {
@@ -39,11 +40,18 @@ class LeftOverFcfs {
   // block scheduler calls it after every TB that ends, two passes over the SMs each time.)
   template <typename TryDispatch>
   uint32_t schedule(TryDispatch&& try_dispatch);
+  // schedule() when every SM refuses (nothing changed since the last call): only the round-robin
+  // start moves, one step per pass, without asking the SMs.
+  void idle_round() {
+    schedule([](uint32_t, uint32_t, uint32_t) { return false; }, /*ask_sms=*/false);
+  }
   bool idle() const { return queue_.empty(); }
   bool serves(uint32_t sm) const { return std::find(sms_.begin(), sms_.end(), sm) != sms_.end(); }
   size_t waiting_kernels() const { return queue_.size(); }
 
  private:
+  template <typename TryDispatch>
+  uint32_t schedule(TryDispatch&& try_dispatch, bool ask_sms);
   std::vector<uint32_t> sms_;  // the SMs it issues to, round-robin
   uint32_t next_sm_ = 0;  // round-robin start, as hardware keeps it across calls
   uint32_t side_by_side_ = 1;
@@ -52,6 +60,11 @@ class LeftOverFcfs {
 
 template <typename TryDispatch>
 uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch) {
+  return schedule(std::forward<TryDispatch>(try_dispatch), true);
+}
+
+template <typename TryDispatch>
+uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms) {
   uint32_t issued = 0;
   const uint32_t num_sms = static_cast<uint32_t>(sms_.size());
   if (num_sms == 0) return 0;
@@ -60,7 +73,7 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch) {
     bool progress = true;
     while (k.next_tb < k.grid && progress) {
       progress = false;
-      for (uint32_t i = 0, sm_at = next_sm_; i < num_sms && k.next_tb < k.grid; ++i) {
+      for (uint32_t i = 0, sm_at = next_sm_; ask_sms && i < num_sms && k.next_tb < k.grid; ++i) {
         const uint32_t sm = sms_[sm_at];
         sm_at = sm_at + 1 == num_sms ? 0 : sm_at + 1;
         if (try_dispatch(sm, k.id, k.next_tb)) {
