@@ -11,6 +11,7 @@ using sc_core::sc_time;
 MemoryController::MemoryController(sc_core::sc_module_name name, const DramParams& p, ClockDomain clock,
                                    const AddressMap& map)
     : sc_module(name), mem_in("mem_in"), p_(p), clock_(clock), map_(map), channel_(p) {
+  if (p_.latency_clock_mhz > 0) own_clock_latency_ = ClockDomain(p_.latency_clock_mhz).cycles(p_.latency_cycles);
   mem_in.register_b_transport(this, &MemoryController::b_transport);
 }
 
@@ -25,7 +26,7 @@ void MemoryController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& d
   const DecodedAddress where = map_.decode(gp.get_address());
   // The fixed latency counts in its own clock (GPGPU-Sim's DRAM latency is in core cycles).
   const uint64_t arrival = p_.latency_clock_mhz > 0
-                               ? first_cycle_at_or_after(now + delay + ClockDomain(p_.latency_clock_mhz).cycles(p_.latency_cycles))
+                               ? first_cycle_at_or_after(now + delay + own_clock_latency_)
                                : first_cycle_at_or_after(now + delay) + p_.latency_cycles;
   const uint32_t bytes = std::max(1u, gp.get_data_length());
   const auto* ext = gp.get_extension<gpu_mem_ext>();

@@ -12,7 +12,7 @@ using sc_core::sc_time;
 Crossbar::Crossbar(sc_core::sc_module_name name, const CrossbarParams& p, ClockDomain clock,
                    const AddressMap& map)
     : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
-      tick_(clock.mhz() * std::max(1u, p.flits_per_cycle)) {
+      tick_(clock.mhz() * std::max(1u, p.flits_per_cycle)), latency_(clock.cycles(p.latency_cycles)) {
   mem_in.register_b_transport(this, &Crossbar::b_transport);
 }
 
@@ -43,7 +43,7 @@ sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy
   out.book(s, flits);
   in.book(s, flits);
   busy += flits;
-  return tick_.cycles(double(s + flits)) + clock_.cycles(p_.latency_cycles);
+  return tick_.cycles(double(s + flits)) + latency_;
 }
 
 void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay) {

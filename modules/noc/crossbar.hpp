@@ -53,6 +53,7 @@ class Crossbar : public sc_core::sc_module {
   std::vector<uint64_t> req_busy_, reply_busy_;            // ticks booked, per partition
   uint64_t requests_ = 0;
   sc_core::sc_time floor_at_ = sc_core::SC_ZERO_TIME;  // the time floor_ (in ticks) was taken at
+  sc_core::sc_time latency_;  // latency_cycles as a time, converted once
   uint64_t floor_ = 0;
 };
 
