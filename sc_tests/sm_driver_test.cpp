@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 #include "block_scheduler/sm_driver.hpp"
@@ -275,6 +276,33 @@ TEST(SmDriver, ActiveQueueFullMakesLaunchesWait) {
   d.step(g);
   EXPECT_EQ(d.waiting_launches(), 0u);
   EXPECT_EQ(g.placed.back().launch, 2u);
+}
+
+// The SMST's count of SMs reserved for each kernel equals a scan of its entries under random
+// reservations, re-targets, completions and releases.
+TEST(Extensions, SmstReservedCountsMatchAScanOfTheEntries) {
+  const ExtensionParams p = params(13);
+  Smst t(p);
+  std::mt19937 rng(9);
+  for (int step = 0; step < 5000; ++step) {
+    const uint32_t sm = rng() % 13, k = rng() % 13;
+    const SmstEntry& e = t.at(sm);
+    switch (rng() % 3) {
+      case 0:
+        if (e.state != SmState::running || e.running_tbs == 0) t.set_running(sm, k);
+        break;
+      case 1:
+        if (e.state != SmState::idle) t.reserve(sm, k);
+        break;
+      default:
+        if (e.running_tbs == 0) t.set_idle(sm);
+    }
+    for (uint32_t q = 0; q < 13; ++q) {
+      uint32_t n = 0;
+      for (uint32_t i = 0; i < 13; ++i) n += t.at(i).state == SmState::reserved && t.at(i).next == q;
+      ASSERT_EQ(t.reserved_for(q), n) << "step " << step << " kernel " << q;
+    }
+  }
 }
 
 TEST(Extensions, FieldWidthsComeFromThePlatform) {

@@ -39,12 +39,7 @@ uint32_t SmDriver::owned_sms(uint32_t k) const {
   return n;
 }
 
-uint32_t SmDriver::reserved_for(uint32_t k) const {
-  uint32_t n = 0;
-  for (uint32_t sm = 0; sm < smst_.entries(); ++sm)
-    n += smst_.at(sm).state == SmState::reserved && smst_.at(sm).next == k;
-  return n;
-}
+uint32_t SmDriver::reserved_for(uint32_t k) const { return smst_.reserved_for(k); }
 
 bool SmDriver::wants_sm(uint32_t k) const {
   return issuable(k) > uint64_t{kernels_[k].tbs_per_sm} * reserved_for(k);

@@ -30,6 +30,9 @@ class BusyIntervals {
   // context through one partition's port at once, would each walk all of it otherwise).
   uint64_t earliest(uint64_t t, uint64_t len) const {
     if (len == 0 || t >= end_) return t;  // past every booking: the common in-order case
+    // Free right at t: the answer, and the remembered range cannot hold t (no slot of this length
+    // starts there), so there is nothing to update.
+    if (t >= base_ && next_busy(t, t + len) == t + len) return t;
     // A search entering the remembered range from below jumps over it too, and then remembers
     // the whole of [t, s): requests from many SMs arrive at different times in front of one
     // backlog, and each would otherwise walk up to it and through it.

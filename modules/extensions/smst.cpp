@@ -9,11 +9,15 @@ FieldLayout Smst::layout(const ExtensionParams& p) {
           {"next", bits_for(p.num_sms)}};
 }
 
-Smst::Smst(const ExtensionParams& p) : layout_(layout(p)), table_(p.num_sms) {}
+Smst::Smst(const ExtensionParams& p)
+    : layout_(layout(p)), running_bits_(field_bits(layout_, "running")),
+      running_tbs_bits_(field_bits(layout_, "running_tbs")), next_bits_(field_bits(layout_, "next")),
+      table_(p.num_sms) {}
 
 void Smst::set_running(uint32_t sm, uint32_t k) {
   SmstEntry& e = table_.at(sm);
-  e.running = static_cast<uint32_t>(checked(k, field_bits(layout_, "running"), "SMST", "running"));
+  e.running = static_cast<uint32_t>(checked(k, running_bits_, "SMST", "running"));
+  leave_reserved(e);
   e.state = SmState::running;
   notify(1, sm, k);
 }
@@ -21,21 +25,26 @@ void Smst::set_running(uint32_t sm, uint32_t k) {
 void Smst::reserve(uint32_t sm, uint32_t next) {
   SmstEntry& e = table_.at(sm);
   if (e.state == SmState::idle) throw SimError("SMST: reserving an idle SM " + std::to_string(sm));
-  e.next = static_cast<uint32_t>(checked(next, field_bits(layout_, "next"), "SMST", "next"));
+  const auto n = static_cast<uint32_t>(checked(next, next_bits_, "SMST", "next"));
+  leave_reserved(e);
+  e.next = n;
   e.state = SmState::reserved;
+  if (reserved_for_.size() <= n) reserved_for_.resize(n + 1, 0);
+  ++reserved_for_[n];
   notify(2, sm, next);
 }
 
 void Smst::set_idle(uint32_t sm) {
   SmstEntry& e = table_.at(sm);
   if (e.running_tbs) throw SimError("SMST: SM " + std::to_string(sm) + " set idle with running TBs");
+  leave_reserved(e);
   e.state = SmState::idle;
   notify(3, sm, 0);
 }
 
 void Smst::tb_started(uint32_t sm) {
   SmstEntry& e = table_.at(sm);
-  e.running_tbs = static_cast<uint32_t>(checked(e.running_tbs + 1, field_bits(layout_, "running_tbs"), "SMST", "running_tbs"));
+  e.running_tbs = static_cast<uint32_t>(checked(e.running_tbs + 1, running_tbs_bits_, "SMST", "running_tbs"));
   notify(4, sm, 0);
 }
 

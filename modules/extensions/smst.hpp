@@ -32,6 +32,9 @@ class Smst {
   void tb_left(uint32_t sm);  // finished or preempted
   // The first idle SM in index order (the serial search of SPEC 2), or -1.
   int find_idle() const;
+  // SMs reserved for KSRT entry k: what a scan of the entries counts, kept as they change (the
+  // policy asks it for every kernel on every decision).
+  uint32_t reserved_for(uint32_t k) const { return k < reserved_for_.size() ? reserved_for_[k] : 0; }
 
   // Called after every successful update with (op code of SmstPinLogic, sm, argument): its owner
   // makes the same update on the table's pins (extensions/table_link.hpp).
@@ -42,9 +45,14 @@ class Smst {
   void notify(unsigned op, uint32_t sm, uint32_t arg) const {
     if (observer_) observer_(op, sm, arg);
   }
+  void leave_reserved(const SmstEntry& e) {
+    if (e.state == SmState::reserved) --reserved_for_[e.next];
+  }
   Observer observer_;
   FieldLayout layout_;
+  uint32_t running_bits_, running_tbs_bits_, next_bits_;  // field widths, looked up once
   std::vector<SmstEntry> table_;
+  std::vector<uint32_t> reserved_for_;  // by KSRT index
 };
 
 }  // namespace mpgpu
