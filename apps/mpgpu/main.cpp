@@ -227,10 +227,12 @@ int cmd_run(const Args& a) {
   }
   opt.jobs = a.jobs;
   opt.max_host_seconds = a.max_host_seconds;
-  const RunStats run = run_workload_stats(cfg, w, opt);
+  RunStats run = run_workload_stats(cfg, w, opt);
   const nlohmann::json& stats = run.doc;
   throw_if_stopped();
-  write_atomically(std::filesystem::path(a.out) / "stats.json", run.dump() + "\n");
+  std::string stats_text = run.dump();
+  stats_text += '\n';  // appended in place: the text of a long run is tens of MB
+  write_atomically(std::filesystem::path(a.out) / "stats.json", stats_text);
   pending.commit();
   if (stats.value("status", "") == "aborted") {
     const auto& ab = stats["abort"];

@@ -409,9 +409,11 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
         tb["latency_ns"] = t.left_ns - p.request_ns;
         tb["estimated_overhead"] = t.estimated_overhead;
       }
-      tbs.push_back(tb);
+      tbs.push_back(std::move(tb));
     }
-    pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}, {"tbs", tbs}});
+    // Moved in, not listed in the braces: a braced list copies (thousands of TBs per run).
+    pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}});
+    pre.back()["tbs"] = std::move(tbs);
     if (per_tb) {
       pre.back()["resident_instructions"] = p.resident_instructions;
       pre.back()["register_utilization"] = p.register_utilization >= 0 ? json(p.register_utilization) : json(nullptr);
@@ -447,8 +449,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
                      {"tbs_saved", tbs_saved},
                      {"tbs_restored", tbs_restored},
                      {"policy_decisions", gpu.block_scheduler().policy_decisions()},
-                     {"sm_idle_ns", idle_ns},
-                     {"preemption_list", pre}};
+                     {"sm_idle_ns", idle_ns}};
+  r["scheduling"]["preemption_list"] = std::move(pre);
   if (per_tb)
     r["scheduling"]["per_tb"] = {{"latency_constraint_ns", w.latency_constraint_ns},
                                  {"drain_estimate", w.oracle ? "oracle" : "predicted"},
@@ -693,12 +695,13 @@ json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOpt
   return std::move(r.doc);
 }
 
-std::string RunStats::dump() const {
+std::string RunStats::dump() {
   if (kernels_text.empty()) return doc.dump(2);
-  // A placeholder no record can print (a control character is escaped), replaced by the text.
-  json d = doc;
-  d["kernels"] = "\x01kernels";
-  std::string text = d.dump(2);
+  // A placeholder no record can print (a control character is escaped), replaced by the text. Put
+  // into the document and taken out again: a copy of a large document doubled the writer's memory.
+  doc["kernels"] = "\x01kernels";
+  std::string text = doc.dump(2);
+  doc.erase("kernels");
   const std::string mark = "\"\\u0001kernels\"";
   const size_t at = text.find(mark);
   if (at == std::string::npos) throw SimError("stats: the kernels placeholder went missing");

@@ -62,7 +62,7 @@ struct RunStats {
   nlohmann::json doc;        // everything but "kernels"
   std::string kernels_text;  // the "kernels" array as stats.json prints it (indent 2, depth 1)
   size_t kernels = 0;        // records in it
-  std::string dump() const;  // the whole stats.json text, as doc-with-kernels.dump(2) would give
+  std::string dump();  // the whole stats.json text, as doc-with-kernels.dump(2) would give (doc unchanged)
 };
 
 // The multiprogrammed run plus isolated runs for T_SP.
