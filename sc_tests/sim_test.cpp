@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/payload.hpp"
 #include "platform/gpu.hpp"
+#include "platform/json_array_text.hpp"
 #include "platform/simulation.hpp"
 #include "test_util.hpp"
 
@@ -200,9 +201,32 @@ processes:
   EXPECT_FALSE(r.doc.contains("kernels"));
   json whole = r.doc;
   whole["kernels"] = json::parse(r.kernels_text);
+  ASSERT_FALSE(r.preemptions_text.empty());  // the preemption list travels likewise (here empty)
+  whole["scheduling"]["preemption_list"] = json::parse(r.preemptions_text);
   EXPECT_EQ(whole["kernels"].size(), 4u);
   EXPECT_EQ(r.dump(), whole.dump(2));
   EXPECT_FALSE(r.doc.contains("kernels"));  // the placeholder is taken out again
+}
+
+// A list printed item by item is the text the whole document's dump(2) has after the list's key,
+// at depth 1 and 2, with nested objects, escaped newlines, and empty.
+TEST(JsonArrayText, PrintsAsTheWholeDocumentDumpDoes) {
+  const json items = json::array({{{"a", 1}, {"tbs", json::array({{{"k", "x\ny"}}, {{"k", 2.5}}})}},
+                                   {{"b", json::array()}, {"c", nullptr}},
+                                   3});
+  for (const json& list : {items, json::array()}) {
+    for (int depth : {1, 2}) {
+      JsonArrayText text(depth);
+      for (const json& it : list) text.add(it);
+      json doc = depth == 1 ? json{{"list", list}} : json{{"outer", {{"list", list}}}};
+      const std::string whole = doc.dump(2);
+      const std::string key = "\"list\": ";
+      const size_t from = whole.find(key) + key.size();
+      const std::string built = text.take();
+      EXPECT_EQ(whole.substr(from, built.size()), built) << "depth " << depth;
+      EXPECT_EQ(json::parse(built), list);
+    }
+  }
 }
 
 TEST(RunWorkload, ChildErrorsComeBackAsTheirKind) {

@@ -45,13 +45,15 @@ void kill_all(std::vector<Child>& running) {
   running.clear();
 }
 
-// A result travels as its JSON without "kernels" (plus "_kernel_records"), a record separator, and
-// the "kernels" array as stats.json prints it at depth 1 with indent 2 (the text after the key in
-// a one-key object's dump(2)). JSON text never holds a raw 0x1E (control characters are escaped).
+// A result travels as its JSON without "kernels" (plus "_kernel_records"), a record separator, the
+// "kernels" array as stats.json prints it at depth 1 with indent 2 (the text after the key in a
+// one-key object's dump(2)), another separator and the preemption list's text (the child printed
+// it so: "_preemption_list_text"; empty when the run has none). JSON text never holds a raw 0x1E
+// (control characters are escaped).
 constexpr char kRecordSeparator = '\x1e';
 
 std::string encode_result(json r) {
-  std::string kernels;
+  std::string kernels, preemptions;
   if (auto it = r.find("kernels"); it != r.end() && it->is_array()) {
     json one;
     one["kernels"] = std::move(*it);
@@ -61,13 +63,24 @@ std::string encode_result(json r) {
     const size_t from = text.find(": ") + 2;
     kernels = text.substr(from, text.size() - 2 - from);
   }
-  return r.dump() + kRecordSeparator + kernels;
+  if (auto it = r.find("_preemption_list_text"); it != r.end() && it->is_string()) {
+    preemptions = std::move(it->get_ref<std::string&>());
+    r.erase(it);
+  }
+  std::string out = r.dump();
+  out += kRecordSeparator;
+  out += kernels;
+  out += kRecordSeparator;
+  out += preemptions;
+  return out;
 }
 
 // Runs in the child: one simulation, its result (or error) as JSON on `fd`, then _exit.
-[[noreturn]] void run_child(const PlatformConfig& cfg, const WorkloadDesc& w, const SimRequest& req, int fd) {
+[[noreturn]] void run_child(const PlatformConfig& cfg, const WorkloadDesc& w, const SimRequest& req_in, int fd) {
   json r;
   try {
+    SimRequest req = req_in;
+    req.lists_as_text = true;
     r = simulate_here(cfg, w, req);
   } catch (const ConfigError& e) {
     r = {{"error", e.what()}, {"kind", "config"}};
@@ -88,8 +101,8 @@ std::string encode_result(json r) {
 }  // namespace
 
 std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w, const std::vector<SimRequest>& reqs,
-                                  unsigned jobs, double max_host_seconds, std::vector<std::string>* kernel_texts) {
-  if (kernel_texts) kernel_texts->assign(reqs.size(), "");
+                                  unsigned jobs, double max_host_seconds, std::vector<ListTexts>* list_texts) {
+  if (list_texts) list_texts->assign(reqs.size(), ListTexts{});
   std::fflush(stdout);
   std::fflush(stderr);
   using Clock = std::chrono::steady_clock;
@@ -106,14 +119,28 @@ std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc&
     int status = 0;
     waitpid(c.pid, &status, 0);
     const size_t sep = c.out.find(kRecordSeparator);
+    const size_t sep2 = sep == std::string::npos ? sep : c.out.find(kRecordSeparator, sep + 1);
     json r = json::parse(c.out.begin(), sep == std::string::npos ? c.out.end() : c.out.begin() + sep, nullptr, false);
-    if (WIFEXITED(status) && !r.is_discarded() && sep != std::string::npos && r.contains("_kernel_records")) {
-      if (kernel_texts) {
-        (*kernel_texts)[c.request] = c.out.substr(sep + 1);
-      } else {
-        r["kernels"] = json::parse(c.out.begin() + sep + 1, c.out.end(), nullptr, false);
-        r.erase("_kernel_records");
-        if (r["kernels"].is_discarded()) r = json(json::value_t::discarded);
+    if (WIFEXITED(status) && !r.is_discarded() && sep2 != std::string::npos) {
+      std::string preemptions = c.out.substr(sep2 + 1);
+      c.out.resize(sep2);
+      if (r.contains("_kernel_records")) {
+        if (list_texts) {
+          (*list_texts)[c.request].kernels = c.out.substr(sep + 1);
+          std::string().swap(c.out);  // a long run's output is tens of MB: not held twice
+        } else {
+          r["kernels"] = json::parse(c.out.begin() + sep + 1, c.out.end(), nullptr, false);
+          r.erase("_kernel_records");
+          if (r["kernels"].is_discarded()) r = json(json::value_t::discarded);
+        }
+      }
+      if (!preemptions.empty() && !r.is_discarded()) {
+        if (list_texts) {
+          (*list_texts)[c.request].preemptions = std::move(preemptions);
+        } else {
+          r["scheduling"]["preemption_list"] = json::parse(preemptions, nullptr, false);
+          if (r["scheduling"]["preemption_list"].is_discarded()) r = json(json::value_t::discarded);
+        }
       }
     }
     if (!WIFEXITED(status) || r.is_discarded()) {

@@ -21,6 +21,7 @@
 #include "block_scheduler/block_scheduler.hpp"
 #include "extensions/ksrt.hpp"
 #include "platform/gpu.hpp"
+#include "platform/json_array_text.hpp"
 #include "platform/sharing_stats.hpp"
 #include "sm/occupancy.hpp"
 
@@ -299,7 +300,9 @@ json partition_stats(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w,
   return out;
 }
 
-json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
+// lists_as_text: the preemption list as the text stats.json prints (JsonArrayText) under
+// "_preemption_list_text", for the parent to splice, instead of a tree (forked runs).
+json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, bool lists_as_text) {
   const ClockDomain core(cfg.clocks.core);
   const sc_core::sc_time end = sc_core::sc_time_stamp();
   json r;
@@ -395,6 +398,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["tbs_done"] = gpu.block_scheduler().tbs_done();
   // Preemption: per preemption, request to SM free; context traffic; SM idle time.
   json pre = json::array();
+  JsonArrayText pre_text(2);  // scheduling.preemption_list
+  size_t preemptions = 0;
   double lat_sum = 0, lat_max = 0, util_sum = 0;
   uint32_t util_n = 0;
   const bool per_tb = per_tb_policy(w.policy);
@@ -412,13 +417,18 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
       tbs.push_back(std::move(tb));
     }
     // Moved in, not listed in the braces: a braced list copies (thousands of TBs per run).
-    pre.push_back({{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}});
-    pre.back()["tbs"] = std::move(tbs);
+    json item = {{"sm", p.sm}, {"request_ns", p.request_ns}, {"done_ns", p.done_ns}, {"latency_ns", lat}};
+    item["tbs"] = std::move(tbs);
     if (per_tb) {
-      pre.back()["resident_instructions"] = p.resident_instructions;
-      pre.back()["register_utilization"] = p.register_utilization >= 0 ? json(p.register_utilization) : json(nullptr);
+      item["resident_instructions"] = p.resident_instructions;
+      item["register_utilization"] = p.register_utilization >= 0 ? json(p.register_utilization) : json(nullptr);
       if (p.register_utilization >= 0) util_sum += p.register_utilization, ++util_n;
     }
+    if (lists_as_text)
+      pre_text.add(item);
+    else
+      pre.push_back(std::move(item));
+    ++preemptions;
     lat_sum += lat;
     lat_max = std::max(lat_max, lat);
   }
@@ -441,8 +451,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
   r["scheduling"] = {{"policy", w.policy},
                      {"mechanism", w.policy == "fcfs" || sharing_policy(w.policy) ? "none" : per_tb ? "per_tb" : w.preemption},
                      {"peak_kernels_per_sm", gpu.block_scheduler().peak_kernels_per_sm()},
-                     {"preemptions", pre.size()},
-                     {"preemption_latency_mean_ns", pre.empty() ? 0.0 : lat_sum / pre.size()},
+                     {"preemptions", preemptions},
+                     {"preemption_latency_mean_ns", preemptions == 0 ? 0.0 : lat_sum / preemptions},
                      {"preemption_latency_max_ns", lat_max},
                      {"bytes_saved", saved},
                      {"bytes_restored", restored},
@@ -450,7 +460,10 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w) {
                      {"tbs_restored", tbs_restored},
                      {"policy_decisions", gpu.block_scheduler().policy_decisions()},
                      {"sm_idle_ns", idle_ns}};
-  r["scheduling"]["preemption_list"] = std::move(pre);
+  if (lists_as_text)
+    r["_preemption_list_text"] = pre_text.take();
+  else
+    r["scheduling"]["preemption_list"] = std::move(pre);
   if (per_tb)
     r["scheduling"]["per_tb"] = {{"latency_constraint_ns", w.latency_constraint_ns},
                                  {"drain_estimate", w.oracle ? "oracle" : "predicted"},
@@ -525,7 +538,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   const double cpu = thread_cpu_seconds() - cpu0;
   if (const auto& a = gpu.abort()) {
     // The run stopped at the first access it could not translate: the statistics so far, marked.
-    json r = collect(gpu, cfg, w);
+    json r = collect(gpu, cfg, w, req.lists_as_text);
     r["status"] = "aborted";
     r["abort"] = {{"process", w.processes[gpu.host().processes()[a->launch->process].index].name},
                   {"kernel", a->launch->kernel->name}, {"launch_id", a->launch->id}, {"sm", a->sm},
@@ -567,7 +580,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
                      to_ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
                      gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()),
          false);
-  json r = collect(gpu, cfg, w);
+  json r = collect(gpu, cfg, w, req.lists_as_text);
   r["status"] = window_ended ? "stopped_at" : "completed";  // stopped_at: kernels still running are not completed
   r["host_sim_seconds"] = wall;  // moved under "host" by run_workload
   r["host_sim_cpu_seconds"] = cpu;
@@ -613,8 +626,8 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
     iso.isolated = true;
     reqs.push_back(iso);
   }
-  std::vector<std::string> kernel_texts;
-  std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs, opt.max_host_seconds, &kernel_texts);
+  std::vector<ListTexts> list_texts;
+  std::vector<json> res = simulate_forked(cfg, w, reqs, opt.jobs, opt.max_host_seconds, &list_texts);
   // The isolated runs' T_SP are read from res below; the main run is moved, not copied.
   size_t main_run = 0;
   for (size_t i = 0; i < res.size(); ++i)
@@ -623,7 +636,8 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
       break;
     }
   RunStats out;
-  out.kernels_text = std::move(kernel_texts[main_run]);
+  out.kernels_text = std::move(list_texts[main_run].kernels);
+  out.preemptions_text = std::move(list_texts[main_run].preemptions);
   out.kernels = res[main_run].value("_kernel_records", size_t{0});
   res[main_run].erase("_kernel_records");
   json& stats = out.doc = std::move(res[main_run]);
@@ -692,20 +706,36 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
 json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt) {
   RunStats r = run_workload_stats(cfg, w, opt);
   if (!r.kernels_text.empty()) r.doc["kernels"] = json::parse(r.kernels_text);
+  if (!r.preemptions_text.empty()) r.doc["scheduling"]["preemption_list"] = json::parse(r.preemptions_text);
   return std::move(r.doc);
 }
 
 std::string RunStats::dump() {
-  if (kernels_text.empty()) return doc.dump(2);
-  // A placeholder no record can print (a control character is escaped), replaced by the text. Put
+  // Placeholders no record can print (a control character is escaped), replaced by the texts. Put
   // into the document and taken out again: a copy of a large document doubled the writer's memory.
-  doc["kernels"] = "\x01kernels";
+  struct Spliced {
+    json* parent;
+    const char* key;
+    const std::string* text;
+    std::string mark;
+  };
+  std::vector<Spliced> spliced;
+  if (!kernels_text.empty()) spliced.push_back({&doc, "kernels", &kernels_text, "\"\\u0001kernels\""});
+  if (!preemptions_text.empty())
+    spliced.push_back({&doc["scheduling"], "preemption_list", &preemptions_text, "\"\\u0001preemption_list\""});
+  for (const Spliced& s : spliced) (*s.parent)[s.key] = std::string("\x01") + s.key;
   std::string text = doc.dump(2);
-  doc.erase("kernels");
-  const std::string mark = "\"\\u0001kernels\"";
-  const size_t at = text.find(mark);
-  if (at == std::string::npos) throw SimError("stats: the kernels placeholder went missing");
-  return text.replace(at, mark.size(), kernels_text);
+  for (const Spliced& s : spliced) s.parent->erase(s.key);
+  // Each mark is found once, and replaced starting from the last so earlier offsets stay valid.
+  std::vector<std::pair<size_t, const Spliced*>> at;
+  for (const Spliced& s : spliced) {
+    const size_t pos = text.find(s.mark);
+    if (pos == std::string::npos) throw SimError(std::string("stats: the ") + s.key + " placeholder went missing");
+    at.push_back({pos, &s});
+  }
+  std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [pos, s] : at) text.replace(pos, s->mark.size(), *s->text);
+  return text;
 }
 
 }  // namespace mpgpu

@@ -24,6 +24,8 @@ struct SimRequest {
   std::string timeline_path;        // empty: none
   std::string vcd_path;             // empty: none; traces the pin views in use
   bool progress = false;
+  // Set by simulate_forked: long lists travel as the text stats.json prints (see RunStats).
+  bool lists_as_text = false;
 };
 
 // One simulation in this OS process (call at most once per process). Result JSON, see run(); a
@@ -35,12 +37,16 @@ nlohmann::json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w, c
 // child are rethrown here as the same kind (ConfigError or SimError). With max_host_seconds > 0,
 // the children still running at that host time are killed and SimError names them. A stop
 // signal (common/stop_signals.hpp) kills the children and throws Stopped.
-// With `kernel_texts`, each result's "kernels" array stays the text stats.json prints it as (see
-// RunStats) instead of being parsed; the result then holds "_kernel_records", its length.
+// Long lists travel from a child as the text stats.json prints them. With `list_texts`, they stay
+// text (see RunStats) instead of being parsed: each result's "kernels" array (the result then holds
+// "_kernel_records", its length) and its "scheduling.preemption_list".
+struct ListTexts {
+  std::string kernels, preemptions;  // empty: not sent
+};
 std::vector<nlohmann::json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w,
                                             const std::vector<SimRequest>& reqs, unsigned jobs,
                                             double max_host_seconds = 0,
-                                            std::vector<std::string>* kernel_texts = nullptr);
+                                            std::vector<ListTexts>* list_texts = nullptr);
 
 struct RunOptions {
   std::string timeline_path;
@@ -61,6 +67,7 @@ struct RunOptions {
 struct RunStats {
   nlohmann::json doc;        // everything but "kernels"
   std::string kernels_text;  // the "kernels" array as stats.json prints it (indent 2, depth 1)
+  std::string preemptions_text;  // "scheduling.preemption_list" likewise (depth 2); empty: in doc
   size_t kernels = 0;        // records in it
   std::string dump();  // the whole stats.json text, as doc-with-kernels.dump(2) would give (doc unchanged)
 };
