@@ -122,14 +122,15 @@ std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc&
     const size_t sep2 = sep == std::string::npos ? sep : c.out.find(kRecordSeparator, sep + 1);
     json r = json::parse(c.out.begin(), sep == std::string::npos ? c.out.end() : c.out.begin() + sep, nullptr, false);
     if (WIFEXITED(status) && !r.is_discarded() && sep2 != std::string::npos) {
+      // A long run's output is tens of MB: the parts are copied out and the whole freed at once.
+      std::string kernels = c.out.substr(sep + 1, sep2 - sep - 1);
       std::string preemptions = c.out.substr(sep2 + 1);
-      c.out.resize(sep2);
+      c.out = std::move(kernels);  // what is left to parse: the launch records
       if (r.contains("_kernel_records")) {
         if (list_texts) {
-          (*list_texts)[c.request].kernels = c.out.substr(sep + 1);
-          std::string().swap(c.out);  // a long run's output is tens of MB: not held twice
+          (*list_texts)[c.request].kernels = std::move(c.out);
         } else {
-          r["kernels"] = json::parse(c.out.begin() + sep + 1, c.out.end(), nullptr, false);
+          r["kernels"] = json::parse(c.out, nullptr, false);
           r.erase("_kernel_records");
           if (r["kernels"].is_discarded()) r = json(json::value_t::discarded);
         }

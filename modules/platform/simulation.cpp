@@ -734,6 +734,9 @@ std::string RunStats::dump() {
     at.push_back({pos, &s});
   }
   std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  size_t total = text.size() + 1;  // and the newline the file ends with: no reallocation for it
+  for (const Spliced& s : spliced) total += s.text->size();
+  text.reserve(total);
   for (const auto& [pos, s] : at) text.replace(pos, s->mark.size(), *s->text);
   return text;
 }
