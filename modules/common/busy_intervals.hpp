@@ -32,7 +32,7 @@ class BusyIntervals {
     if (len == 0 || t >= end_) return t;  // past every booking: the common in-order case
     // Free right at t: the answer, and the remembered range cannot hold t (no slot of this length
     // starts there), so there is nothing to update.
-    if (t >= base_ && next_busy(t, t + len) == t + len) return t;
+    if (free(t, len)) return t;
     // A search entering the remembered range from below jumps over it too, and then remembers
     // the whole of [t, s): requests from many SMs arrive at different times in front of one
     // backlog, and each would otherwise walk up to it and through it.
@@ -74,19 +74,11 @@ class BusyIntervals {
   void book_strided(uint64_t s, uint64_t len, uint64_t count, uint64_t stride) {
     if (len == 0 || count == 0) return;
     if (len >= stride) return book(s, (count - 1) * stride + len);  // the pieces touch: one run
-    const uint64_t last_end = s + (count - 1) * stride + len;
-    if (last_end <= forgotten_) return;
-    if (s < forgotten_) {  // whole pieces before the forget point drop; a straddling one is cut
-      const uint64_t skip = (forgotten_ - s) / stride;
-      s += skip * stride, count -= skip;
-      if (s + len <= forgotten_) s += stride, --count;
-      else if (s < forgotten_) {
-        book(s, len);
-        s += stride, --count;
-      }
-      if (count == 0) return;
+    if (s < forgotten_) {  // rare: book() drops or cuts the pieces before the forget point
+      for (uint64_t k = 0; k < count; ++k) book(s + k * stride, len);
+      return;
     }
-    cover(s, last_end);
+    cover(s, s + (count - 1) * stride + len);
     for (uint64_t k = 0; k < count; ++k, s += stride) set_bits(s, s + len);
   }
 

@@ -16,6 +16,7 @@
 
 #include "common/error.hpp"
 #include "common/stop_signals.hpp"
+#include "platform/json_array_text.hpp"
 #include "platform/simulation.hpp"
 
 namespace mpgpu {
@@ -46,22 +47,20 @@ void kill_all(std::vector<Child>& running) {
 }
 
 // A result travels as its JSON without "kernels" (plus "_kernel_records"), a record separator, the
-// "kernels" array as stats.json prints it at depth 1 with indent 2 (the text after the key in a
-// one-key object's dump(2)), another separator and the preemption list's text (the child printed
-// it so: "_preemption_list_text"; empty when the run has none). JSON text never holds a raw 0x1E
+// "kernels" array as stats.json prints it at depth 1 (JsonArrayText), another separator and the
+// preemption list's text (the child printed it so: "_preemption_list_text"; empty when the run
+// has none). JSON text never holds a raw 0x1E
 // (control characters are escaped).
 constexpr char kRecordSeparator = '\x1e';
 
 std::string encode_result(json r) {
   std::string kernels, preemptions;
   if (auto it = r.find("kernels"); it != r.end() && it->is_array()) {
-    json one;
-    one["kernels"] = std::move(*it);
-    r.erase("kernels");
-    r["_kernel_records"] = one["kernels"].size();
-    const std::string text = one.dump(2);  // {\n  "kernels": [...]\n}
-    const size_t from = text.find(": ") + 2;
-    kernels = text.substr(from, text.size() - 2 - from);
+    JsonArrayText text(1);
+    for (const json& k : *it) text.add(k);
+    r.erase(it);
+    r["_kernel_records"] = text.items();
+    kernels = text.take();
   }
   if (auto it = r.find("_preemption_list_text"); it != r.end() && it->is_string()) {
     preemptions = std::move(it->get_ref<std::string&>());
@@ -125,12 +124,12 @@ std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc&
       // A long run's output is tens of MB: the parts are copied out and the whole freed at once.
       std::string kernels = c.out.substr(sep + 1, sep2 - sep - 1);
       std::string preemptions = c.out.substr(sep2 + 1);
-      c.out = std::move(kernels);  // what is left to parse: the launch records
+      std::string().swap(c.out);
       if (r.contains("_kernel_records")) {
         if (list_texts) {
-          (*list_texts)[c.request].kernels = std::move(c.out);
+          (*list_texts)[c.request].kernels = std::move(kernels);
         } else {
-          r["kernels"] = json::parse(c.out, nullptr, false);
+          r["kernels"] = json::parse(kernels, nullptr, false);
           r.erase("_kernel_records");
           if (r["kernels"].is_discarded()) r = json(json::value_t::discarded);
         }

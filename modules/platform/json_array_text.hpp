@@ -1,8 +1,9 @@
 #pragma once
 // A JSON array printed item by item exactly as nlohmann's dump(2) prints it as the value of a key
-// `depth` levels down (depth 1: a key of the document itself). Long stats lists (a run's launch
-// records, its preempted TBs) are built this way: the text is a fraction of the size of the tree
-// it would take to hold them, and stats.json splices it in (RunStats).
+// `depth` levels down (depth 1: a key of the document itself). The long stats lists travel from a
+// simulation as such text and stats.json splices it in (RunStats): the launch records, printed
+// from their tree, and the preempted TBs, printed as they are made (a fraction of the memory of
+// the tree it would take to hold them).
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,10 +20,13 @@ class JsonArrayText {
     text_ += item_pad_;
     // The item's own lines move right by the pad; a raw newline only ever separates lines (one
     // inside a string is printed escaped).
-    for (const char c : item.dump(2)) {
-      text_ += c;
-      if (c == '\n') text_ += item_pad_;
+    const std::string lines = item.dump(2);
+    size_t from = 0;
+    for (size_t nl; (nl = lines.find('\n', from)) != std::string::npos; from = nl + 1) {
+      text_.append(lines, from, nl + 1 - from);
+      text_ += item_pad_;
     }
+    text_.append(lines, from, std::string::npos);
   }
   bool empty() const { return items_ == 0; }
   size_t items() const { return items_; }

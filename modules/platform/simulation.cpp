@@ -715,22 +715,24 @@ std::string RunStats::dump() {
   // into the document and taken out again: a copy of a large document doubled the writer's memory.
   struct Spliced {
     json* parent;
-    const char* key;
+    std::string key;
     const std::string* text;
-    std::string mark;
+    std::string mark;  // the placeholder as dump() prints it
   };
   std::vector<Spliced> spliced;
-  if (!kernels_text.empty()) spliced.push_back({&doc, "kernels", &kernels_text, "\"\\u0001kernels\""});
-  if (!preemptions_text.empty())
-    spliced.push_back({&doc["scheduling"], "preemption_list", &preemptions_text, "\"\\u0001preemption_list\""});
-  for (const Spliced& s : spliced) (*s.parent)[s.key] = std::string("\x01") + s.key;
+  auto splice = [&](json& parent, const std::string& key, const std::string& text) {
+    if (!text.empty()) spliced.push_back({&parent, key, &text, "\"\\u0001" + key + "\""});
+  };
+  splice(doc, "kernels", kernels_text);
+  if (!preemptions_text.empty()) splice(doc["scheduling"], "preemption_list", preemptions_text);
+  for (const Spliced& s : spliced) (*s.parent)[s.key] = "\x01" + s.key;
   std::string text = doc.dump(2);
   for (const Spliced& s : spliced) s.parent->erase(s.key);
   // Each mark is found once, and replaced starting from the last so earlier offsets stay valid.
   std::vector<std::pair<size_t, const Spliced*>> at;
   for (const Spliced& s : spliced) {
     const size_t pos = text.find(s.mark);
-    if (pos == std::string::npos) throw SimError(std::string("stats: the ") + s.key + " placeholder went missing");
+    if (pos == std::string::npos) throw SimError("stats: the " + s.key + " placeholder went missing");
     at.push_back({pos, &s});
   }
   std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.first > b.first; });

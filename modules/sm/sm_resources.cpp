@@ -12,12 +12,10 @@ void RangeAllocator::reset(uint32_t capacity) {
   capacity_ = capacity;
   free_.clear();
   if (capacity) free_.push_back({0, capacity});
-  free_total_ = capacity;
 }
 
 void RangeAllocator::take(size_t i, uint32_t offset, uint32_t size) {
   Range& r = free_[i];
-  free_total_ -= size;
   if (offset == r.lo) {
     r.lo += size;
     if (r.lo == r.hi) free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -59,10 +57,8 @@ void RangeAllocator::release(uint32_t offset, uint32_t size) {
   auto last = first;
   while (last != free_.end() && last->lo <= hi) {
     lo = std::min(lo, last->lo), hi = std::max(hi, last->hi);
-    free_total_ -= last->hi - last->lo;
     ++last;
   }
-  free_total_ += hi - lo;
   if (first == last) {
     free_.insert(first, Range{lo, hi});
   } else {
@@ -71,7 +67,11 @@ void RangeAllocator::release(uint32_t offset, uint32_t size) {
   }
 }
 
-uint32_t RangeAllocator::free_total() const { return free_total_; }
+uint32_t RangeAllocator::free_total() const {  // tests and checks only: summed when asked
+  uint32_t n = 0;
+  for (const Range& r : free_) n += r.hi - r.lo;
+  return n;
+}
 
 SmResources::SmResources(const SmParams& p)
     : p_(p), regs_(p.registers), shm_(p.shared_mem_default), slot_used_(p.max_tbs, false),

@@ -36,7 +36,6 @@ class RangeAllocator {
     uint32_t lo, hi;  // [lo, hi), free
   };
   uint32_t capacity_;
-  uint32_t free_total_ = 0;
   std::vector<Range> free_;  // sorted, disjoint, never touching (adjacent ranges are joined)
   void take(size_t i, uint32_t offset, uint32_t size);  // [offset, offset + size) out of free_[i]
 };
