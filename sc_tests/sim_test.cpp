@@ -200,9 +200,9 @@ processes:
   EXPECT_EQ(r.kernels, 4u);
   EXPECT_FALSE(r.doc.contains("kernels"));
   json whole = r.doc;
-  whole["kernels"] = json::parse(r.kernels_text);
+  whole["kernels"] = json::parse(r.kernels_text.str());
   ASSERT_FALSE(r.preemptions_text.empty());  // the preemption list travels likewise (here empty)
-  whole["scheduling"]["preemption_list"] = json::parse(r.preemptions_text);
+  whole["scheduling"]["preemption_list"] = json::parse(r.preemptions_text.str());
   EXPECT_EQ(whole["kernels"].size(), 4u);
   EXPECT_EQ(r.dump(), whole.dump(2));
   EXPECT_FALSE(r.doc.contains("kernels"));  // the placeholder is taken out again
@@ -222,7 +222,7 @@ TEST(JsonArrayText, PrintsAsTheWholeDocumentDumpDoes) {
       const std::string whole = doc.dump(2);
       const std::string key = "\"list\": ";
       const size_t from = whole.find(key) + key.size();
-      const std::string built = text.take();
+      const std::string built = text.take().str();
       EXPECT_EQ(whole.substr(from, built.size()), built) << "depth " << depth;
       EXPECT_EQ(json::parse(built), list);
     }

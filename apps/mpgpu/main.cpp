@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -71,10 +72,10 @@ PlatformConfig load_checked_platform(const Args& a) {
   return cfg;
 }
 
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
+void write_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& print) {
   const auto tmp = path.string() + ".partial";
   std::ofstream f(tmp);
-  f << text;
+  print(f);
   f.close();
   if (!f) throw ConfigError(path.string() + ": cannot write");
   std::filesystem::rename(tmp, path);
@@ -230,9 +231,8 @@ int cmd_run(const Args& a) {
   RunStats run = run_workload_stats(cfg, w, opt);
   const nlohmann::json& stats = run.doc;
   throw_if_stopped();
-  std::string stats_text = run.dump();
-  stats_text += '\n';  // appended in place: the text of a long run is tens of MB
-  write_atomically(std::filesystem::path(a.out) / "stats.json", stats_text);
+  // Written piece by piece: the text of a long run is tens of MB.
+  write_atomically(std::filesystem::path(a.out) / "stats.json", [&](std::ostream& f) { run.write(f), f << '\n'; });
   pending.commit();
   if (stats.value("status", "") == "aborted") {
     const auto& ab = stats["abort"];

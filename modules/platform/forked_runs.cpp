@@ -16,7 +16,7 @@
 
 #include "common/error.hpp"
 #include "common/stop_signals.hpp"
-#include "platform/json_array_text.hpp"
+#include "platform/result_frames.hpp"
 #include "platform/simulation.hpp"
 
 namespace mpgpu {
@@ -29,7 +29,7 @@ struct Child {
   pid_t pid;
   int fd;          // read end of the child's result pipe
   size_t request;  // index into the requests
-  std::string out;
+  ResultFrames out;
 };
 
 std::string label(const WorkloadDesc& w, const SimRequest& r) {
@@ -46,52 +46,19 @@ void kill_all(std::vector<Child>& running) {
   running.clear();
 }
 
-// A result travels as its JSON without "kernels" (plus "_kernel_records"), a record separator, the
-// "kernels" array as stats.json prints it at depth 1 (JsonArrayText), another separator and the
-// preemption list's text (the child printed it so: "_preemption_list_text"; empty when the run
-// has none). JSON text never holds a raw 0x1E
-// (control characters are escaped).
-constexpr char kRecordSeparator = '\x1e';
-
-std::string encode_result(json r) {
-  std::string kernels, preemptions;
-  if (auto it = r.find("kernels"); it != r.end() && it->is_array()) {
-    JsonArrayText text(1);
-    for (const json& k : *it) text.add(k);
-    r.erase(it);
-    r["_kernel_records"] = text.items();
-    kernels = text.take();
-  }
-  if (auto it = r.find("_preemption_list_text"); it != r.end() && it->is_string()) {
-    preemptions = std::move(it->get_ref<std::string&>());
-    r.erase(it);
-  }
-  std::string out = r.dump();
-  out += kRecordSeparator;
-  out += kernels;
-  out += kRecordSeparator;
-  out += preemptions;
-  return out;
-}
-
-// Runs in the child: one simulation, its result (or error) as JSON on `fd`, then _exit.
+// Runs in the child: one simulation, its lists and its result (or error) as frames on `fd`, then _exit.
 [[noreturn]] void run_child(const PlatformConfig& cfg, const WorkloadDesc& w, const SimRequest& req_in, int fd) {
   json r;
   try {
     SimRequest req = req_in;
-    req.lists_as_text = true;
+    req.list_sink = [fd](ListKind kind, std::string_view text) { write_frame(fd, char(kind), text); };
     r = simulate_here(cfg, w, req);
   } catch (const ConfigError& e) {
     r = {{"error", e.what()}, {"kind", "config"}};
   } catch (const std::exception& e) {
     r = {{"error", e.what()}, {"kind", "sim"}};
   }
-  const std::string s = encode_result(std::move(r));
-  for (size_t off = 0; off < s.size();) {
-    const ssize_t n = write(fd, s.data() + off, s.size() - off);
-    if (n <= 0) break;
-    off += n;
-  }
+  write_frame(fd, kResultFrame, r.dump());
   close(fd);
   std::fflush(stdout);
   _exit(0);
@@ -117,28 +84,23 @@ std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc&
     close(c.fd);
     int status = 0;
     waitpid(c.pid, &status, 0);
-    const size_t sep = c.out.find(kRecordSeparator);
-    const size_t sep2 = sep == std::string::npos ? sep : c.out.find(kRecordSeparator, sep + 1);
-    json r = json::parse(c.out.begin(), sep == std::string::npos ? c.out.end() : c.out.begin() + sep, nullptr, false);
-    if (WIFEXITED(status) && !r.is_discarded() && sep2 != std::string::npos) {
-      // A long run's output is tens of MB: the parts are copied out and the whole freed at once.
-      std::string kernels = c.out.substr(sep + 1, sep2 - sep - 1);
-      std::string preemptions = c.out.substr(sep2 + 1);
-      std::string().swap(c.out);
+    ResultFrames& out = c.out;
+    json r = out.complete && !out.bad ? json::parse(out.result, nullptr, false) : json(json::value_t::discarded);
+    if (WIFEXITED(status) && !r.is_discarded() && !r.contains("error")) {
       if (r.contains("_kernel_records")) {
         if (list_texts) {
-          (*list_texts)[c.request].kernels = std::move(kernels);
+          (*list_texts)[c.request].kernels = std::move(out.kernels);
         } else {
-          r["kernels"] = json::parse(kernels, nullptr, false);
+          r["kernels"] = json::parse(out.kernels.str(), nullptr, false);
           r.erase("_kernel_records");
           if (r["kernels"].is_discarded()) r = json(json::value_t::discarded);
         }
       }
-      if (!preemptions.empty() && !r.is_discarded()) {
+      if (!out.preemptions.empty() && !r.is_discarded()) {
         if (list_texts) {
-          (*list_texts)[c.request].preemptions = std::move(preemptions);
+          (*list_texts)[c.request].preemptions = std::move(out.preemptions);
         } else {
-          r["scheduling"]["preemption_list"] = json::parse(preemptions, nullptr, false);
+          r["scheduling"]["preemption_list"] = json::parse(out.preemptions.str(), nullptr, false);
           if (r["scheduling"]["preemption_list"].is_discarded()) r = json(json::value_t::discarded);
         }
       }
@@ -202,7 +164,7 @@ std::vector<json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc&
       char buf[65536];
       const ssize_t n = read(running[i].fd, buf, sizeof buf);
       if (n > 0) {
-        running[i].out.append(buf, n);
+        running[i].out.feed(std::string_view(buf, size_t(n)));
       } else if (n == 0 || errno != EINTR) {
         finish(running[i]);
         running.erase(running.begin() + i);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -300,15 +301,22 @@ json partition_stats(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w,
   return out;
 }
 
-// lists_as_text: the preemption list as the text stats.json prints (JsonArrayText) under
-// "_preemption_list_text", for the parent to splice, instead of a tree (forked runs).
-json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, bool lists_as_text) {
+// With a list sink (forked runs), the launch records and the preemption list go to it as the text
+// stats.json prints (JsonArrayText), for the parent to splice, instead of into the tree; the
+// result then holds "_kernel_records", their count.
+json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, const SimRequest& req) {
+  const auto& sink = req.list_sink;
+  auto spill_to = [&](ListKind kind) {
+    return sink ? JsonArrayText::Spill([&sink, kind](std::string_view text) { sink(kind, text); })
+                : JsonArrayText::Spill();
+  };
   const ClockDomain core(cfg.clocks.core);
   const sc_core::sc_time end = sc_core::sc_time_stamp();
   json r;
   r["sim"] = {{"cycles", core.to_cycles(end)}, {"time_ns", to_ns(end)}, {"core_clock_mhz", cfg.clocks.core}};
   Host& host = gpu.host();
   json kernels = json::array();
+  JsonArrayText kernels_text(1, spill_to(ListKind::kernels));  // "kernels"
   uint64_t instructions = 0;
   std::vector<const KernelLaunch*> by_id;
   for (const auto& k : host.launches()) by_id.push_back(&k);
@@ -334,13 +342,22 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, bool li
     } else if (done) {
       instructions += k.kernel->instructions_per_tb * k.kernel->grid;
     }
-    json& kj = kernels.emplace_back(json{{"name", k.kernel->name}, {"process", pd.name}, {"launch_id", k.id == ~0u ? json(nullptr) : json(k.id)},
-                       {"submit_ns", k.submit_ns}, {"launch_ns", k.arrive_ns}, {"start_ns", k.start_ns},
-                       {"end_ns", k.end_ns}, {"tbs", k.kernel->grid}, {"completed", done},
-                       {"duration_ns", done ? k.end_ns - k.arrive_ns : -1.0}});
+    json kj = {{"name", k.kernel->name}, {"process", pd.name}, {"launch_id", k.id == ~0u ? json(nullptr) : json(k.id)},
+               {"submit_ns", k.submit_ns}, {"launch_ns", k.arrive_ns}, {"start_ns", k.start_ns},
+               {"end_ns", k.end_ns}, {"tbs", k.kernel->grid}, {"completed", done},
+               {"duration_ns", done ? k.end_ns - k.arrive_ns : -1.0}};
     kj["warp_level"] = std::move(warp);
+    if (sink)
+      kernels_text.add(kj);
+    else
+      kernels.push_back(std::move(kj));  // moved, not copied: thousands of launches make it large
   }
-  r["kernels"] = std::move(kernels);  // moved, not copied: thousands of launches make it large
+  if (sink) {
+    r["_kernel_records"] = kernels_text.items();
+    kernels_text.finish();
+  } else {
+    r["kernels"] = std::move(kernels);
+  }
   json procs = json::array();
   for (const auto& p : host.processes()) {
     const ProcessDesc& pd = w.processes[p.index];
@@ -398,7 +415,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, bool li
   r["tbs_done"] = gpu.block_scheduler().tbs_done();
   // Preemption: per preemption, request to SM free; context traffic; SM idle time.
   json pre = json::array();
-  JsonArrayText pre_text(2);  // scheduling.preemption_list
+  JsonArrayText pre_text(2, spill_to(ListKind::preemptions));  // scheduling.preemption_list
   size_t preemptions = 0;
   double lat_sum = 0, lat_max = 0, util_sum = 0;
   uint32_t util_n = 0;
@@ -424,7 +441,7 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, bool li
       item["register_utilization"] = p.register_utilization >= 0 ? json(p.register_utilization) : json(nullptr);
       if (p.register_utilization >= 0) util_sum += p.register_utilization, ++util_n;
     }
-    if (lists_as_text)
+    if (sink)
       pre_text.add(item);
     else
       pre.push_back(std::move(item));
@@ -460,8 +477,8 @@ json collect(Gpu& gpu, const PlatformConfig& cfg, const WorkloadDesc& w, bool li
                      {"tbs_restored", tbs_restored},
                      {"policy_decisions", gpu.block_scheduler().policy_decisions()},
                      {"sm_idle_ns", idle_ns}};
-  if (lists_as_text)
-    r["_preemption_list_text"] = pre_text.take();
+  if (sink)
+    pre_text.finish();
   else
     r["scheduling"]["preemption_list"] = std::move(pre);
   if (per_tb)
@@ -538,7 +555,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   const double cpu = thread_cpu_seconds() - cpu0;
   if (const auto& a = gpu.abort()) {
     // The run stopped at the first access it could not translate: the statistics so far, marked.
-    json r = collect(gpu, cfg, w, req.lists_as_text);
+    json r = collect(gpu, cfg, w, req);
     r["status"] = "aborted";
     r["abort"] = {{"process", w.processes[gpu.host().processes()[a->launch->process].index].name},
                   {"kernel", a->launch->kernel->name}, {"launch_id", a->launch->id}, {"sm", a->sm},
@@ -580,7 +597,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
                      to_ns(sc_core::sc_time_stamp()) / 1e3, gpu.block_scheduler().kernels_waiting(),
                      gpu.block_scheduler().tbs_done(), gpu.block_scheduler().tbs_issued()),
          false);
-  json r = collect(gpu, cfg, w, req.lists_as_text);
+  json r = collect(gpu, cfg, w, req);
   r["status"] = window_ended ? "stopped_at" : "completed";  // stopped_at: kernels still running are not completed
   r["host_sim_seconds"] = wall;  // moved under "host" by run_workload
   r["host_sim_cpu_seconds"] = cpu;
@@ -705,42 +722,50 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
 
 json run_workload(const PlatformConfig& cfg, const WorkloadDesc& w, const RunOptions& opt) {
   RunStats r = run_workload_stats(cfg, w, opt);
-  if (!r.kernels_text.empty()) r.doc["kernels"] = json::parse(r.kernels_text);
-  if (!r.preemptions_text.empty()) r.doc["scheduling"]["preemption_list"] = json::parse(r.preemptions_text);
+  if (!r.kernels_text.empty()) r.doc["kernels"] = json::parse(r.kernels_text.str());
+  if (!r.preemptions_text.empty()) r.doc["scheduling"]["preemption_list"] = json::parse(r.preemptions_text.str());
   return std::move(r.doc);
 }
 
-std::string RunStats::dump() {
+void RunStats::write(std::ostream& out) {
   // Placeholders no record can print (a control character is escaped), replaced by the texts. Put
   // into the document and taken out again: a copy of a large document doubled the writer's memory.
   struct Spliced {
     json* parent;
     std::string key;
-    const std::string* text;
+    const TextPieces* text;
     std::string mark;  // the placeholder as dump() prints it
   };
   std::vector<Spliced> spliced;
-  auto splice = [&](json& parent, const std::string& key, const std::string& text) {
+  auto splice = [&](json& parent, const std::string& key, const TextPieces& text) {
     if (!text.empty()) spliced.push_back({&parent, key, &text, "\"\\u0001" + key + "\""});
   };
   splice(doc, "kernels", kernels_text);
   if (!preemptions_text.empty()) splice(doc["scheduling"], "preemption_list", preemptions_text);
   for (const Spliced& s : spliced) (*s.parent)[s.key] = "\x01" + s.key;
-  std::string text = doc.dump(2);
+  const std::string text = doc.dump(2);
   for (const Spliced& s : spliced) s.parent->erase(s.key);
-  // Each mark is found once, and replaced starting from the last so earlier offsets stay valid.
+  // Each mark is found once; the document's text is written up to it, then the list's.
   std::vector<std::pair<size_t, const Spliced*>> at;
   for (const Spliced& s : spliced) {
     const size_t pos = text.find(s.mark);
     if (pos == std::string::npos) throw SimError("stats: the " + s.key + " placeholder went missing");
     at.push_back({pos, &s});
   }
-  std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  size_t total = text.size() + 1;  // and the newline the file ends with: no reallocation for it
-  for (const Spliced& s : spliced) total += s.text->size();
-  text.reserve(total);
-  for (const auto& [pos, s] : at) text.replace(pos, s->mark.size(), *s->text);
-  return text;
+  std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t from = 0;
+  for (const auto& [pos, s] : at) {
+    out.write(text.data() + from, std::streamsize(pos - from));
+    out << *s->text;
+    from = pos + s->mark.size();
+  }
+  out.write(text.data() + from, std::streamsize(text.size() - from));
+}
+
+std::string RunStats::dump() {
+  std::ostringstream out;
+  write(out);
+  return std::move(out).str();
 }
 
 }  // namespace mpgpu

@@ -2,14 +2,18 @@
 // Running simulations. SystemC elaborates once per OS process, so every simulation (the
 // multiprogrammed run and each process's isolated run) runs in a forked child that reports its
 // result as JSON; the parent never elaborates.
+#include <functional>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "platform/platform_config.hpp"
+#include "platform/text_pieces.hpp"
 #include "workload/workload.hpp"
 
 namespace mpgpu {
@@ -18,14 +22,17 @@ namespace mpgpu {
 // mean TB time = kernel time / waves at full occupancy). Throws ConfigError.
 void resolve_workload(const PlatformConfig& cfg, WorkloadDesc& w);
 
+enum class ListKind : char { kernels = 'K', preemptions = 'P' };  // the long stats lists
+
 struct SimRequest {
   std::vector<uint32_t> processes;  // which of the workload's processes take part
   bool isolated = false;            // one run of the single process, no replay
   std::string timeline_path;        // empty: none
   std::string vcd_path;             // empty: none; traces the pin views in use
   bool progress = false;
-  // Set by simulate_forked: long lists travel as the text stats.json prints (see RunStats).
-  bool lists_as_text = false;
+  // Set by simulate_forked: the long lists are printed as the text stats.json prints and handed
+  // to the sink piece by piece as they are printed, not put into the result (see RunStats).
+  std::function<void(ListKind, std::string_view)> list_sink;
 };
 
 // One simulation in this OS process (call at most once per process). Result JSON, see run(); a
@@ -41,7 +48,7 @@ nlohmann::json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w, c
 // text (see RunStats) instead of being parsed: each result's "kernels" array (the result then holds
 // "_kernel_records", its length) and its "scheduling.preemption_list".
 struct ListTexts {
-  std::string kernels, preemptions;  // empty: not sent
+  TextPieces kernels, preemptions;  // empty: not sent
 };
 std::vector<nlohmann::json> simulate_forked(const PlatformConfig& cfg, const WorkloadDesc& w,
                                             const std::vector<SimRequest>& reqs, unsigned jobs,
@@ -66,10 +73,13 @@ struct RunOptions {
 // of such a run. The child prints them once; the parent splices the text into the file.
 struct RunStats {
   nlohmann::json doc;        // everything but "kernels"
-  std::string kernels_text;  // the "kernels" array as stats.json prints it (indent 2, depth 1)
-  std::string preemptions_text;  // "scheduling.preemption_list" likewise (depth 2); empty: in doc
+  TextPieces kernels_text;  // the "kernels" array as stats.json prints it (indent 2, depth 1)
+  TextPieces preemptions_text;  // "scheduling.preemption_list" likewise (depth 2); empty: in doc
   size_t kernels = 0;        // records in it
-  std::string dump();  // the whole stats.json text, as doc-with-kernels.dump(2) would give (doc unchanged)
+  // The whole stats.json text, as doc-with-the-lists.dump(2) would give (doc unchanged): written
+  // piece by piece, never held whole.
+  void write(std::ostream& out);
+  std::string dump();  // the same text as one string (tests)
 };
 
 // The multiprogrammed run plus isolated runs for T_SP.
