@@ -115,6 +115,31 @@ TEST(BusyIntervals, LongBusyRunsAndForgettingAgreeWithABruteForceBitmap) {
   }
 }
 
+// Lengths that cross word boundaries (the word-at-a-time search for up to 64 cycles, the gap
+// walk beyond), on a table fragmented by short bookings and with a moving forget point.
+TEST(BusyIntervals, EveryLengthUpToAndPast64AgreesWithABruteForceBitmap) {
+  std::mt19937 rng(17);
+  BusyIntervals b;
+  std::vector<char> busy(200000, 0);  // past the latest booking
+  uint64_t floor = 0;
+  for (int i = 0; i < 8000; ++i) {
+    if (rng() % 80 == 0) {
+      floor += rng() % 300;
+      b.forget_before(floor);
+      std::fill(busy.begin(), busy.begin() + long(floor), 0);
+    }
+    // Mostly short bookings (fragments), some long searches through them.
+    const uint64_t t = floor + rng() % 2000, l = rng() % 4 ? 1 + rng() % 4 : 1 + rng() % 80;
+    uint64_t s = t;
+    while (std::any_of(busy.begin() + long(s), busy.begin() + long(s + l), [](char c) { return c; })) ++s;
+    ASSERT_EQ(b.earliest(t, l), s) << "len " << l << " from " << t << " step " << i;
+    if (rng() % 3) {  // not every search books: later ones search the same fragments
+      b.book(s, l);
+      std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
+    }
+  }
+}
+
 // book_strided (a request's bursts in one call) leaves the same table as booking each piece,
 // including pieces before or across the forget point.
 TEST(BusyIntervals, StridedBookingEqualsBookingEachPiece) {

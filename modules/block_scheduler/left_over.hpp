@@ -38,6 +38,9 @@ class LeftOverFcfs {
   // Issue as many TBs as the SMs accept; try_dispatch(sm, id, tb) places TB `tb` of kernel `id`
   // on SM `sm` and says whether the SM took it. Returns the number issued. (A template: the
   // block scheduler calls it after every TB that ends, two passes over the SMs each time.)
+  // An SM that refuses a kernel's TB must refuse its later TBs for the rest of the call (room
+  // only fills up during a call): a pass after the first asks only the SMs that took a TB in
+  // the pass before, in the same round-robin order, as asking all would issue the same TBs.
   template <typename TryDispatch>
   uint32_t schedule(TryDispatch&& try_dispatch);
   // schedule() when every SM refuses (nothing changed since the last call): only the round-robin
@@ -71,15 +74,33 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms) {
   for (size_t at = 0; at < queue_.size();) {
     PendingKernel& k = queue_[at];
     bool progress = true;
+    // Positions (indices into sms_) that took a TB of this kernel in the last pass; all at first.
+    uint64_t took = num_sms < 64 ? (uint64_t{1} << num_sms) - 1 : ~uint64_t{0};
     while (k.next_tb < k.grid && progress) {
       progress = false;
-      for (uint32_t i = 0, sm_at = next_sm_; ask_sms && i < num_sms && k.next_tb < k.grid; ++i) {
-        const uint32_t sm = sms_[sm_at];
-        sm_at = sm_at + 1 == num_sms ? 0 : sm_at + 1;
-        if (try_dispatch(sm, k.id, k.next_tb)) {
-          ++k.next_tb;
-          ++issued;
-          progress = true;
+      if (num_sms <= 64) {
+        // From next_sm_ round-robin: the positions at or after it, then those before it.
+        const uint64_t from = took & (~uint64_t{0} << next_sm_), wrapped = took & ~(~uint64_t{0} << next_sm_);
+        took = 0;
+        for (uint64_t m : {from, wrapped})
+          for (; ask_sms && m && k.next_tb < k.grid; m &= m - 1) {
+            const uint32_t at_pos = uint32_t(__builtin_ctzll(m));
+            if (try_dispatch(sms_[at_pos], k.id, k.next_tb)) {
+              ++k.next_tb;
+              ++issued;
+              progress = true;
+              took |= uint64_t{1} << at_pos;
+            }
+          }
+      } else {
+        for (uint32_t i = 0, sm_at = next_sm_; ask_sms && i < num_sms && k.next_tb < k.grid; ++i) {
+          const uint32_t sm = sms_[sm_at];
+          sm_at = sm_at + 1 == num_sms ? 0 : sm_at + 1;
+          if (try_dispatch(sm, k.id, k.next_tb)) {
+            ++k.next_tb;
+            ++issued;
+            progress = true;
+          }
         }
       }
       next_sm_ = (next_sm_ + 1) % num_sms;

@@ -37,15 +37,7 @@ class BusyIntervals {
     // the whole of [t, s): requests from many SMs arrive at different times in front of one
     // backlog, and each would otherwise walk up to it and through it.
     const bool memo = len >= no_slot_len_ && no_slot_from_ < no_slot_to_;
-    uint64_t s = t;
-    for (;;) {
-      if (memo && no_slot_from_ <= s && s < no_slot_to_) s = no_slot_to_;
-      s = next_free(s);
-      if (memo && no_slot_from_ <= s && s < no_slot_to_) continue;
-      const uint64_t b = next_busy(s, s + len);
-      if (b == s + len) break;
-      s = b;
-    }
+    const uint64_t s = fit_by_gaps(t, len, memo);
     if (memo && len == no_slot_len_ && t <= no_slot_to_ && s >= no_slot_from_) {
       no_slot_from_ = std::min(no_slot_from_, t), no_slot_to_ = s;  // [t, s) joined to the known range
     } else if (s - t >= 128) {
@@ -158,6 +150,58 @@ class BusyIntervals {
     if (c < base_) return false;
     const uint64_t w = (c - base_) >> 6;
     return w < count_ && ((word(w) >> ((c - base_) & 63)) & 1);
+  }
+  // earliest()'s search, gap by gap: to the next free cycle, then whether `len` fit from there.
+  // Past a few gaps too short for it (a fragmented table) the search goes on by words.
+  uint64_t fit_by_gaps(uint64_t s, uint64_t len, bool memo) const {
+    for (int gaps = 0;; ++gaps) {
+      if (gaps == 4 && len <= 64) return fit_by_words(s, len, memo);
+      if (memo && no_slot_from_ <= s && s < no_slot_to_) s = no_slot_to_;
+      s = next_free(s);
+      if (memo && no_slot_from_ <= s && s < no_slot_to_) continue;
+      const uint64_t b = next_busy(s, s + len);
+      if (b == s + len) return s;
+      s = b;
+    }
+  }
+  // The same answer a word at a time (len <= 64): the starts of `len` free cycles in a word are
+  // its free bits ANDed with themselves shifted (over the word and the next, so a slot may cross
+  // into it). A fragmented table, e.g. a partition's crossbar port interleaving the context lines
+  // of every SM, is passed at a few operations per 64 cycles rather than per gap.
+  uint64_t fit_by_words(uint64_t s, uint64_t len, bool memo) const {
+    for (;;) {
+      if (memo && no_slot_from_ <= s && s < no_slot_to_) s = no_slot_to_;
+      if (run_begin_ <= s && s < run_end_) s = run_end_;  // known busy: no slot starts there
+      if (s < base_) {  // free before the bitmap: a slot there either fits or runs into it
+        if (s + len <= base_) return s;
+        const uint64_t b = next_busy(base_, s + len);
+        if (b == s + len) return s;
+        s = b;
+        continue;
+      }
+      const uint64_t w = (s - base_) >> 6;
+      if (w >= count_) return s;  // past every booking
+      const uint64_t lo = word(w);
+      if (lo == ~uint64_t{0}) {  // all busy: nothing starts in this word
+        s = base_ + ((w + 1) << 6);
+        continue;
+      }
+      const uint64_t hi = w + 1 < count_ ? word(w + 1) : 0;
+      const uint64_t starts = fit_starts(lo, hi, len) & (~uint64_t{0} << ((s - base_) & 63));
+      if (starts) return base_ + (w << 6) + uint64_t(__builtin_ctzll(starts));
+      s = base_ + ((w + 1) << 6);
+    }
+  }
+  // Bit i set: the `len` (<= 64) cycles from bit i of a word on are free, given the word's busy
+  // bits and the next word's. The free bits ANDed with themselves shifted, the run length doubling.
+  static uint64_t fit_starts(uint64_t busy, uint64_t next_busy, uint64_t len) {
+    unsigned __int128 fit = (static_cast<unsigned __int128>(~next_busy) << 64) | ~busy;
+    for (uint64_t k = 1; k < len;) {
+      const uint64_t step = std::min(k, len - k);
+      fit &= fit >> step;
+      k += step;
+    }
+    return static_cast<uint64_t>(fit);
   }
   // First busy cycle in [from, limit), or limit.
   uint64_t next_busy(uint64_t from, uint64_t limit) const {
