@@ -52,6 +52,10 @@ class Ppq : public Policy {
     // Preempt SMs of less important kernels for every kernel that still wants SMs, most
     // important first.
     for (;;) {
+      // A victim runs a kernel below the preempting one's priority, which is at most `top`: with
+      // no SM running below `top` no kernel has one, and asking each whether it wants SMs (most
+      // of a decision, once per finished TB) would end the same way.
+      if (!runs_below(d, top)) return;
       const int k = best_kernel(d, [&](uint32_t k) { return d.wants_sm(k); });
       if (k < 0 || (exclusive_ && d.kernel(k).priority < top)) return;
       const int victim = pick_victim(d, d.kernel(k).priority);
@@ -61,6 +65,13 @@ class Ppq : public Policy {
   }
 
  private:
+  static bool runs_below(const SmDriver& d, uint32_t priority) {
+    for (uint32_t sm = 0; sm < d.num_sms(); ++sm) {
+      const SmstEntry& s = d.smst().at(sm);
+      if (s.state == SmState::running && d.kernel(s.running).priority < priority) return true;
+    }
+    return false;
+  }
   // The least important running kernel's SM (youngest kernel, then highest SM index). Under
   // Chimera, among that kernel's SMs the cheapest to preempt (meeting the latency constraint
   // with the least overhead, else the least latency).
