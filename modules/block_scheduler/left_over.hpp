@@ -76,6 +76,14 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms) {
     bool progress = true;
     // Positions (indices into sms_) that took a TB of this kernel in the last pass; all at first.
     uint64_t took = num_sms < 64 ? (uint64_t{1} << num_sms) - 1 : ~uint64_t{0};
+    // Asks the SM at position `pos` for the kernel's next TB.
+    auto ask = [&](uint32_t pos) {
+      if (!try_dispatch(sms_[pos], k.id, k.next_tb)) return false;
+      ++k.next_tb;
+      ++issued;
+      progress = true;
+      return true;
+    };
     while (k.next_tb < k.grid && progress) {
       progress = false;
       if (num_sms <= 64) {
@@ -84,23 +92,13 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms) {
         took = 0;
         for (uint64_t m : {from, wrapped})
           for (; ask_sms && m && k.next_tb < k.grid; m &= m - 1) {
-            const uint32_t at_pos = uint32_t(__builtin_ctzll(m));
-            if (try_dispatch(sms_[at_pos], k.id, k.next_tb)) {
-              ++k.next_tb;
-              ++issued;
-              progress = true;
-              took |= uint64_t{1} << at_pos;
-            }
+            const uint32_t pos = uint32_t(__builtin_ctzll(m));
+            if (ask(pos)) took |= uint64_t{1} << pos;
           }
-      } else {
-        for (uint32_t i = 0, sm_at = next_sm_; ask_sms && i < num_sms && k.next_tb < k.grid; ++i) {
-          const uint32_t sm = sms_[sm_at];
-          sm_at = sm_at + 1 == num_sms ? 0 : sm_at + 1;
-          if (try_dispatch(sm, k.id, k.next_tb)) {
-            ++k.next_tb;
-            ++issued;
-            progress = true;
-          }
+      } else {  // more SMs than mask bits: every pass asks them all
+        for (uint32_t i = 0, pos = next_sm_; ask_sms && i < num_sms && k.next_tb < k.grid; ++i) {
+          ask(pos);
+          pos = pos + 1 == num_sms ? 0 : pos + 1;
         }
       }
       next_sm_ = (next_sm_ + 1) % num_sms;

@@ -40,19 +40,22 @@ class JsonArrayText {
   size_t items() const { return items_; }
   // The rest of the array's text (all of it without a spill), closed; the builder is left empty.
   TextPieces take() {
-    text_.append(empty() ? "[]" : "\n" + close_pad_ + "]");
+    close();
     TextPieces out = std::move(text_);
     text_.clear();
-    items_ = 0;
     return out;
   }
-  // take(), then the rest handed to the spill too.
+  // The rest, closed, handed to the spill too; the builder is left empty.
   void finish() {
-    text_ = take();
+    close();
     flush();
   }
 
  private:
+  void close() {
+    text_.append(empty() ? "[]" : "\n" + close_pad_ + "]");
+    items_ = 0;
+  }
   void flush() {
     for (const std::string& p : text_.pieces()) spill_(p);
     text_.clear();

@@ -42,7 +42,7 @@ struct ResultFrames {
 
   void feed(std::string_view in) {
     while (!in.empty() && !bad) {
-      if (left_ == 0 && !in_payload_) {  // a header: tag, length, newline
+      if (left_ == 0) {  // a header: tag, length, newline
         const size_t nl = in.find('\n');
         header_.append(in.substr(0, nl));
         if (header_.size() > 24) bad = true;  // no length has that many digits
@@ -77,18 +77,15 @@ struct ResultFrames {
       return;
     }
     left_ = n;
-    in_payload_ = true;
     if (left_ == 0) end_frame();
   }
   void end_frame() {
-    in_payload_ = false;
     if (tag_ == kResultFrame) complete = true;
   }
 
   std::string header_;
   char tag_ = 0;
-  size_t left_ = 0;
-  bool in_payload_ = false;
+  size_t left_ = 0;  // payload bytes still to come; 0: a header comes next
 };
 
 }  // namespace mpgpu
