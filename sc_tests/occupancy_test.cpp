@@ -173,6 +173,37 @@ TEST(SmResources, CarveOutChangesOnlyWhenEmpty) {
   EXPECT_EQ(r.resident_tbs(), 2u);
 }
 
+// fits() answers what try_allocate() would, without changing anything (the block scheduler
+// marks an SM full from it instead of asking again), under random TB mixes, releases and
+// carve-outs.
+TEST(SmResources, FitsAgreesWithTryAllocate) {
+  std::mt19937 rng(11);
+  const TbResources kinds[] = {{512, 9216, 4096}, {256, 4096, 0}, {128, 2048, 12288}, {64, 16384, 1024}, {1024, 1000, 40000}};
+  const uint32_t carve[] = {16 * 1024, 32 * 1024, 48 * 1024};
+  for (int trial = 0; trial < 20; ++trial) {
+    SmParams p = k20c_sm();
+    SmResources r(p);
+    std::vector<TbAllocation> live;
+    for (int step = 0; step < 400; ++step) {
+      if (!live.empty() && rng() % 3 == 0) {
+        const size_t k = rng() % live.size();
+        r.release(live[k]);
+        live.erase(live.begin() + long(k));
+        continue;
+      }
+      const TbResources& tb = kinds[rng() % 5];
+      const uint32_t c = std::max(carve[rng() % 3], tb.shared_mem);
+      const bool said = r.fits(tb, c);
+      const uint32_t before = r.free_registers();
+      EXPECT_EQ(r.fits(tb, c), said);  // asking changes nothing
+      EXPECT_EQ(r.free_registers(), before);
+      const auto got = r.try_allocate(tb, c);
+      ASSERT_EQ(got.has_value(), said) << "trial " << trial << " step " << step;
+      if (got) live.push_back(*got);
+    }
+  }
+}
+
 TEST(SmResources, SlotsAreReused) {
   SmParams p = k20c_sm();
   p.max_tbs = 2;

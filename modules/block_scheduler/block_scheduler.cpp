@@ -213,6 +213,7 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   TbDispatch d{k, tb, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb},
                shared_mem_config_for(sm_, kd.shared_mem_per_tb), restore, std::nullopt};
   uint32_t slot = 0;
+  bool full = false;
   auto send = [&] {
     gpu_ctrl_ext ext;
     ext.command = CtrlCommand::dispatch_tb;
@@ -222,7 +223,9 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
     ext.info = &d;
     ext.reply = &slot;
     sc_time delay = offset_;
-    return send_ctrl(sm_out, static_cast<int>(sm), ext, delay).accepted;
+    const gpu_ctrl_ext answer = send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+    full = answer.full;
+    return answer.accepted;
   };
   bool accepted = false;
   if (processor_ && processor_->dual(sm) && processor_->preempting_launch(sm) == launch_id) {
@@ -242,6 +245,7 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
     return false;
   }
   resident_changed(sm, launch_id, +1);
+  if (full) refused_[sm] = launch_id;  // the SM says it would refuse the next: no need to ask
   if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset_);
   if (capped) part_threads_[part][sm] += kd.threads_per_tb;
   offset_ += clock_.cycles(p_.tb_dispatch_cycles);
@@ -473,10 +477,11 @@ void BlockScheduler::run() {
     // A kernel that issued its last TB leaves the side-by-side set: the controller starts over.
     if (sharing_ && left_over_.back().front() != sharing_set_) continue;
     if (dirty_) continue;
-    sc_time next = sc_core::sc_max_time();
+    static const sc_time kNoTime = sc_core::sc_max_time();  // a library call each time otherwise
+    sc_time next = kNoTime;
     if (!arrivals_.empty()) next = arrivals_.begin()->first;
     if (sharing_ && sharing_->profiling()) next = std::min(next, window_end_);
-    if (next < sc_core::sc_max_time())
+    if (next < kNoTime)
       next_trigger(next - now, wake_);
     else
       next_trigger(wake_);

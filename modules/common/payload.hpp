@@ -53,6 +53,7 @@ struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {
   uint32_t kernel = 0;  // model-wide launch id
   uint32_t tb = 0;
   bool accepted = false;      // dispatch: the SM had the resources
+  bool full = false;          // dispatch, accepted: another TB of that launch would be refused now
   const void* info = nullptr; // command-specific record, owned by the sender
   void* reply = nullptr;      // status_query: the record the target fills, owned by the sender
 

@@ -75,6 +75,9 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
                            : res_.try_allocate(d->resources, d->carve_out);
   ext->accepted = alloc.has_value();
   if (!alloc) return;
+  // The block scheduler's next ask for this launch would only be refused (a parked TB's claim
+  // aside, which refuses with side effects): it can mark the SM full without asking.
+  ext->full = parked_.empty() && !res_.fits(d->resources, d->carve_out);
   if (ext->reply) *static_cast<uint32_t*>(ext->reply) = alloc->slot;
   if (idle()) busy_since_ = start;
   // A flushed TB comes back with no context (remaining 0): it starts again from the beginning.

@@ -39,6 +39,10 @@ std::optional<uint32_t> RangeAllocator::allocate(uint32_t size) {
   return std::nullopt;
 }
 
+bool RangeAllocator::fits(uint32_t size) const {
+  return size == 0 || std::any_of(free_.begin(), free_.end(), [&](const Range& r) { return r.hi - r.lo >= size; });
+}
+
 bool RangeAllocator::allocate_at(uint32_t offset, uint32_t size) {
   if (size == 0) return true;
   for (size_t i = 0; i < free_.size() && free_[i].lo <= offset; ++i)
@@ -130,6 +134,16 @@ std::optional<TbAllocation> SmResources::try_allocate_at(const TbResources& tb, 
     a.shm_offset = at.shm_offset;
     return true;
   });
+}
+
+bool SmResources::fits(const TbResources& tb, uint32_t carve_out) const {
+  const uint32_t threads = warp_rounded_threads(p_, tb.threads);
+  if (resident_ >= p_.max_tbs || threads > free_threads_) return false;
+  if (carve_out > shm_.capacity()) {  // allocate_with() resets an empty SM's carve-out first
+    if (resident_ != 0) return false;
+    return regs_.fits(rounded_registers(p_, tb.registers)) && tb.shared_mem <= carve_out;
+  }
+  return regs_.fits(rounded_registers(p_, tb.registers)) && shm_.fits(tb.shared_mem);
 }
 
 void SmResources::release(const TbAllocation& a) {

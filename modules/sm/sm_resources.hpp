@@ -24,6 +24,7 @@ class RangeAllocator {
  public:
   explicit RangeAllocator(uint32_t capacity);
   std::optional<uint32_t> allocate(uint32_t size);
+  bool fits(uint32_t size) const;  // allocate(size) would succeed
   bool allocate_at(uint32_t offset, uint32_t size);  // exactly there, if that range is free
   void release(uint32_t offset, uint32_t size);
   uint32_t free_total() const;
@@ -49,6 +50,8 @@ class SmResources {
   // shared-memory offsets, or nothing.
   std::optional<TbAllocation> try_allocate_at(const TbResources& tb, uint32_t carve_out, const AllocationPosition& at);
   void release(const TbAllocation& a);
+  // try_allocate(tb, carve_out) would succeed now (nothing changes).
+  bool fits(const TbResources& tb, uint32_t carve_out) const;
   uint32_t resident_tbs() const { return resident_; }
   uint32_t free_threads() const { return free_threads_; }
   uint32_t shared_mem_config() const { return shm_.capacity(); }
