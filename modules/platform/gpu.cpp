@@ -32,6 +32,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
 
   host_->launch_out.bind(bs_->launch_in);
   bs_->host_out.bind(host_->done_in);
+  sm_calendar_ = std::make_unique<SmCalendar>("sm_calendar");
+  ctx_.sm_calendar = sm_calendar_.get();
   for (uint32_t i = 0; i < cfg.sm.count; ++i) {
     Sm* sm = make<Sm>(ModuleRole::sm, cfg.sm_kind, "sm" + std::to_string(i), i);
     sms_.push_back(sm);

@@ -31,6 +31,7 @@ struct ElabContext {
   uint64_t planned_tbs;
   bool progress;
   MemoryManager* memory;  // the driver's context table and page tables
+  SmCalendar* sm_calendar = nullptr;  // runs the SMs' steps (sm/sm_calendar.hpp)
 };
 
 class Gpu : public sc_core::sc_module {
@@ -71,6 +72,7 @@ class Gpu : public sc_core::sc_module {
   Host* host_;
   BlockScheduler* bs_;
   std::vector<Sm*> sms_;
+  std::unique_ptr<SmCalendar> sm_calendar_;
   Crossbar* xbar_;
   std::vector<L2Slice*> l2_;
   std::vector<MemoryController*> mcs_;

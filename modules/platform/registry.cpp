@@ -57,7 +57,7 @@ ModuleRegistry make_builtin() {
   // on the pipeline. "sm_tb" is the name it had before the pipeline existed.
   for (const char* kind : {"sm", "sm_tb"})
     r.add(R::sm, kind, [](const std::string& n, uint32_t i, ElabContext& c) {
-      auto* sm = new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline, c.cfg.quantum_cycles);
+      auto* sm = new Sm(n.c_str(), i, c.cfg.sm, ClockDomain(c.cfg.clocks.core), c.timeline, *c.sm_calendar, c.cfg.quantum_cycles);
       if (c.workload.policy == "mias") sm->count_outstanding_misses();  // counter A (SPEC 5)
       return sm;
     });

@@ -11,16 +11,15 @@ namespace mpgpu {
 using sc_core::sc_time;
 
 Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
-       Timeline* timeline, uint32_t quantum_cycles)
+       Timeline* timeline, SmCalendar& calendar, uint32_t quantum_cycles)
     : sc_module(name), ctrl_in("ctrl_in"), ctrl_out("ctrl_out"), mem_out("mem_out"),
-      walk_out("walk_out"), id_(id), p_(p), clock_(clock), timeline_(timeline), res_(p),
+      walk_out("walk_out"), id_(id), p_(p), clock_(clock), timeline_(timeline), calendar_(calendar), res_(p),
       pipe_(p, *this), quantum_cycles_(std::max(1u, quantum_cycles)), warp_tbs_(p.max_tbs),
       tb_status_(p.per_slot_tables()), carried_(p.max_tbs) {
   ctrl_in.register_b_transport(this, &Sm::ctrl_b_transport);
-  // A method, not a thread: run() never waits inside (every memory and block-scheduler call it
-  // makes returns without waiting), so each wake-up is a function call from the kernel instead
-  // of a coroutine switch; at quantum 1 that is once per SM and cycle.
-  SC_METHOD(run);
+  // No process of its own: activate() never waits inside (every memory and block-scheduler call
+  // it makes returns without waiting), so the calendar calls it, SMs due together in SM order.
+  calendar_index_ = calendar_.add(this);
   if (timeline_ && timeline_->enabled()) {
     timeline_->name_group(Timeline::sm_pid(id), fmt::format("SM {}", id));
     for (uint32_t s = 0; s < p.max_tbs; ++s)
@@ -61,7 +60,7 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   if (!parked_.empty() && parked_due(start)) {  // a TB back from its faults takes the room first
     ext->accepted = false;
     refused_for_parked_ = true;
-    wake_.notify(delay);
+    wake(delay);
     return;
   }
   if (!tb_mix_.empty()) {  // the TB-mix register caps this kernel's TBs here (warp level only)
@@ -106,7 +105,7 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   resident_.push({d->launch, d->tb, *alloc, start, end, run_start});
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
   // Nothing to do before the TB ends: wake then (an earlier pending wake-up stays), not now.
-  wake_.notify(end - sc_core::sc_time_stamp());
+  wake(end - sc_core::sc_time_stamp());
 }
 
 void Sm::start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, const sc_time& start,
@@ -131,17 +130,17 @@ void Sm::start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& al
   if (!pipe_.launch_tb(alloc.slot, launch, tb, clock_.to_cycles_ceil(run_start), saved_pointer ? &resume : nullptr))
     throw SimError(name() + std::string(": no free warp slots for an admitted TB"));
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
-  wake_.notify(sc_core::SC_ZERO_TIME);
+  wake(sc_core::SC_ZERO_TIME);
 }
 
-void Sm::run() {
+void Sm::activate() {
   for (;;) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = calendar_.now();
     if (save_pending_ && save_done_ <= now) {
       finish_save();
       continue;
     }
-    report_warp_tbs(now);
+    if (warp_tbs_finished_ > 0) report_warp_tbs(now);  // checked on every wake-up: at quantum 1, every cycle
     // Pop all TB-level TBs ending now first, then report: reports may trigger new dispatches.
     std::vector<Resident>& done = done_;  // reused: one allocation per SM, not per TB
     done.clear();
@@ -170,10 +169,9 @@ void Sm::run() {
       if (const auto t = next_local_event(now)) consider(*t);
     }
     if (timed && next <= now) continue;
-    // Every wake-up goes through one event: a dispatch notifies it at the time that matters
-    // (a TB-level TB's end), and sc_event keeps the earliest pending notification.
-    if (timed) wake_.notify(next - now);
-    next_trigger(wake_);
+    // Every wake-up is one calendar request: a dispatch asks for the time that matters (a
+    // TB-level TB's end), and the calendar keeps the earliest pending request.
+    if (timed) wake(next - now);
     return;
   }
 }
@@ -201,7 +199,7 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
     const uint64_t issue_at = pipe_.next_issue_cycle();
     if (issue_at != ~uint64_t{0}) {
       planned_cycle_ = std::max(pipe_.cycle(), issue_at);
-      next = planned_time_ = clock_.cycles(double(planned_cycle_));
+      next = planned_time_ = calendar_.cycle_time(planned_cycle_, clock_);
       any = true;
     }
   }
@@ -213,7 +211,6 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
 }
 
 void Sm::report_warp_tbs(const sc_time& now) {
-  if (warp_tbs_finished_ == 0) return;  // checked on every wake-up: at quantum 1, every cycle
   struct Done {
     Resident r;
     uint64_t instructions;
@@ -612,7 +609,7 @@ void Sm::report_preemption_at(sc_time done, bool with_parked) {
   }
   save_done_ = save_pending_ ? std::max(save_done_, done) : done;  // one report for both
   save_pending_ = true;
-  wake_.notify(sc_core::SC_ZERO_TIME);
+  wake(sc_core::SC_ZERO_TIME);
 }
 
 void Sm::finish_save() {

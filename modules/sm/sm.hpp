@@ -1,7 +1,8 @@
 #pragma once
 // The SM at TB level (DESIGN, Workloads: fidelity 1): admits TBs against its resources, runs each
 // for its sampled duration, releases resources and reports completion to the block scheduler.
-// One SystemC process (an SC_METHOD) per SM; it sleeps until the next TB completion or a dispatch.
+// Its steps are run by the SMs' calendar (sm_calendar.hpp: one process for every SM, SMs due at
+// the same time in SM order); it sleeps until the next TB completion, issue cycle or dispatch.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -24,6 +25,7 @@
 #include "extensions/ptbq.hpp"
 #include "extensions/running_tb_status_pins.hpp"
 #include "sm/pipeline.hpp"
+#include "sm/sm_calendar.hpp"
 #include "sm/sm_resources.hpp"
 #include "sm/tb_mix_register.hpp"
 #include "workload/kernel.hpp"
@@ -123,7 +125,7 @@ uint64_t save_address(const KernelLaunch& l, uint64_t save_pointer);
 
 // Kernels with a warp program or a trace run instruction by instruction on the SM's pipeline
 // (temporally decoupled by the platform's quantum); TB-level kernels run for a sampled time.
-class Sm : public sc_core::sc_module, private MemoryPort {
+class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Client {
  public:
   tlm_utils::simple_target_socket<Sm> ctrl_in;      // dispatch / status from the block scheduler
   tlm_utils::simple_initiator_socket<Sm> ctrl_out;  // TB finished, to the block scheduler
@@ -131,8 +133,7 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   tlm_utils::simple_initiator_socket<Sm> walk_out;  // L1 TLB misses, to the fill unit
 
   Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain clock,
-     Timeline* timeline, uint32_t quantum_cycles = 1);
-  SC_HAS_PROCESS(Sm);
+     Timeline* timeline, SmCalendar& calendar, uint32_t quantum_cycles = 1);
 
   uint32_t id() const { return id_; }
   const SmStats& stats() const { return stats_; }
@@ -181,7 +182,8 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   std::optional<sc_core::sc_time> step_pipeline(const sc_core::sc_time& now);
   void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  void run();
+  void activate() override;  // one step, from the calendar
+  void wake(const sc_core::sc_time& delay) { calendar_.wake(calendar_index_, delay); }
   void finish(const Resident& r, uint64_t instructions, bool whole);  // reports the completion
   uint32_t context_bytes(const KernelLaunch& l) const;
   // A warp-level TB starts in `alloc` at `start`; one coming back (`saved_pointer`: its save-area
@@ -271,9 +273,10 @@ class Sm : public sc_core::sc_module, private MemoryPort {
   const SmParams& p_;
   ClockDomain clock_;
   Timeline* timeline_;
+  SmCalendar& calendar_;
+  uint32_t calendar_index_ = 0;
   SmResources res_;
   std::priority_queue<Resident, std::vector<Resident>, std::greater<Resident>> resident_;
-  sc_core::sc_event wake_;
   SmStats stats_;
   sc_core::sc_time busy_since_;
   // Register-time of executing TBs: a TB holds registers from its dispatch but executes from its

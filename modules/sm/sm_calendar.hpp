@@ -1,0 +1,83 @@
+#pragma once
+// The SMs' wake-up calendar: one SystemC process (an SC_METHOD) runs every SM due at a time, in
+// a rotating SM order. Each SM asks for its next wake-up (a TB's end, its pipeline's next issue
+// cycle, a dispatch) and, as with an sc_event, the earliest request stands until it is served.
+//
+// Why one process for all SMs rather than one each:
+// - Same-time order. The SMs book the shared memory system (crossbar ports, L2, DRAM) in the
+//   order they run, so SMs due at the same time (every busy SM at each cycle or quantum boundary)
+//   need a defined order. With a process per SM it was the SystemC kernel's timed-event heap's,
+//   which any unrelated event (a block-scheduler timer) reshuffled: removing one such timer moved
+//   a warp-level run by 0.8%. Now it is the SM order from a start that moves by one SM at every
+//   time the calendar runs, as a round-robin arbiter's priority does: no SM is favoured for long.
+// - Speed. A time at which k SMs are due costs one timed event and one process activation, not
+//   k of each: at quantum 1 every busy SM wakes every cycle.
+#include <systemc>
+
+#include "common/clock.hpp"
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+namespace mpgpu {
+
+class SmCalendar : public sc_core::sc_module {
+ public:
+  // What the calendar wakes: an SM's step (it asks for its next wake-up itself).
+  class Client {
+   public:
+    virtual ~Client() = default;
+    virtual void activate() = 0;
+  };
+
+  explicit SmCalendar(sc_core::sc_module_name name);
+  SC_HAS_PROCESS(SmCalendar);
+
+  // Adds a client, first due at the start of the simulation (as a process runs at initialization);
+  // returns its index, its place in the SM order.
+  uint32_t add(Client* c);
+  // Client `i` runs at now + delay, unless it is already due by then.
+  void wake(uint32_t i, const sc_core::sc_time& delay);
+  // clock.cycles(cycle), remembered for the last cycle asked: the busy SMs of a step mostly plan
+  // the same next cycle, and each would convert it.
+  const sc_core::sc_time& cycle_time(uint64_t cycle, const ClockDomain& clock) {
+    if (cycle != memo_cycle_ || clock.period_ps() != memo_period_ps_) {
+      memo_cycle_ = cycle, memo_period_ps_ = clock.period_ps();
+      memo_time_ = clock.cycles(double(cycle));
+    }
+    return memo_time_;
+  }
+  // sc_time_stamp(), without the library call while the calendar runs its clients.
+  sc_core::sc_time now() const { return in_run_ ? now_ : sc_core::sc_time_stamp(); }
+
+ private:
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  struct Due {
+    uint64_t at;  // sc_time value
+    uint32_t client;
+    bool operator>(const Due& o) const { return at > o.at; }
+  };
+  void run();
+  void file(uint32_t i, uint64_t at);
+  std::vector<Client*> clients_;
+  std::vector<uint64_t> due_;  // per client: the time it is due (kNone: not due)
+  // The requests for one time, the next batch (mostly every busy SM's next cycle), as a bit per
+  // client; other times wait in the queue. An entry whose client was since asked for earlier is
+  // stale and skipped (due_ no longer matches).
+  uint64_t batch_at_ = kNone;
+  std::vector<uint64_t> batch_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> later_;
+  std::vector<uint64_t> running_;  // the batch being run (all clear between runs)
+  uint32_t step_start_ = 0;        // the rotating start: one on at every time clients ran
+  bool in_run_ = false;
+  bool again_ = false;  // a client was asked for now while the calendar ran
+  sc_core::sc_time now_;  // while in_run_
+  uint64_t memo_cycle_ = kNone;
+  double memo_period_ps_ = 0;
+  sc_core::sc_time memo_time_;
+  sc_core::sc_event event_;
+  uint64_t notified_ = kNone;  // the time event_ is notified for (kNone: not notified)
+};
+
+}  // namespace mpgpu
