@@ -123,7 +123,7 @@ void BlockScheduler::launch_b_transport(tlm::tlm_generic_payload& gp, sc_time& d
   const sc_time at = sc_core::sc_time_stamp() + delay;
   launch->arrive_ns = to_ns(at);
   arrivals_.emplace(at, launch);
-  wake_.notify(delay);
+  wake_after_busy(delay);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -197,7 +197,17 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     return;
   }
   dirty_ = true;
-  wake_.notify(SC_ZERO_TIME);
+  wake_after_busy(SC_ZERO_TIME);
+}
+
+void BlockScheduler::wake_after_busy(const sc_time& delay) {
+  const sc_time now = sc_core::sc_time_stamp();
+  if (busy_until_ <= now) {
+    wake_.notify(delay);
+    return;
+  }
+  if (now + delay <= busy_until_) idle_owed_ = false;  // the window's end is a full round again
+  wake_.notify(std::max(delay, busy_until_ - now));
 }
 
 bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, const PtbqEntry* restore) {
@@ -420,6 +430,10 @@ void BlockScheduler::end_profiling_window() {
 }
 
 void BlockScheduler::run() {
+  if (idle_owed_) {  // the round at the end of the last busy window, which nothing changed
+    idle_owed_ = false;
+    for (auto& lo : left_over_) lo.idle_round();
+  }
   for (;;) {
     const sc_time now = sc_core::sc_time_stamp();
     // Nothing reported and nothing arrived since the last round (the end of a dispatch's busy
@@ -471,7 +485,16 @@ void BlockScheduler::run() {
     }
     in_round_ = false;
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
-      next_trigger(offset_);
+      busy_until_ = now + offset_;
+      if (!owes_idle_rounds() || (!arrivals_.empty() && arrivals_.begin()->first <= busy_until_)) {
+        next_trigger(offset_);
+        return;
+      }
+      idle_owed_ = true;
+      if (!arrivals_.empty())
+        next_trigger(arrivals_.begin()->first - now, wake_);
+      else
+        next_trigger(wake_);
       return;
     }
     // A kernel that issued its last TB leaves the side-by-side set: the controller starts over.

@@ -235,6 +235,16 @@ class BlockScheduler : public sc_core::sc_module {
   sc_core::sc_time offset_;  // local time of the driver within the current scheduling round
   bool in_round_ = false;    // run() is in a round: offset_ is the driver's local time
   sc_core::sc_time owed_;    // table access time charged outside a round (a report from an SM): the next round starts with it
+  // Left-Over without intra-SM sharing: after a round that kept the driver busy, the round at
+  // the end of that busy window only moves the round-robin starts if nothing was reported or
+  // launched meanwhile (every SM refuses again). It is not woken for but owed, and applied first
+  // when the scheduler next wakes; a report or launch during the window cancels it (that round is
+  // a full one, at the window's end as before). Saves a wake-up and a time step per dispatch.
+  sc_core::sc_time busy_until_;
+  bool idle_owed_ = false;
+  bool owes_idle_rounds() const { return domains_.empty() && !sharing_; }
+  // Wakes the scheduler for a report or launch at now + delay, not before its busy window ends.
+  void wake_after_busy(const sc_core::sc_time& delay);
   BlockSchedulerLinks links_;
   static constexpr uint32_t kNone = ~0u;
   std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends
