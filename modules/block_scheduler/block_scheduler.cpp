@@ -485,11 +485,12 @@ void BlockScheduler::run() {
     }
     in_round_ = false;
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
-      busy_until_ = now + offset_;
-      if (!owes_idle_rounds() || (!arrivals_.empty() && arrivals_.begin()->first <= busy_until_)) {
-        next_trigger(offset_);
+      const sc_time busy_until = now + offset_;
+      if (!owes_idle_rounds() || (!arrivals_.empty() && arrivals_.begin()->first <= busy_until)) {
+        next_trigger(offset_);  // reports meanwhile wait for the timer: no need to hold them back
         return;
       }
+      busy_until_ = busy_until;
       idle_owed_ = true;
       if (!arrivals_.empty())
         next_trigger(arrivals_.begin()->first - now, wake_);

@@ -240,7 +240,7 @@ class BlockScheduler : public sc_core::sc_module {
   // launched meanwhile (every SM refuses again). It is not woken for but owed, and applied first
   // when the scheduler next wakes; a report or launch during the window cancels it (that round is
   // a full one, at the window's end as before). Saves a wake-up and a time step per dispatch.
-  sc_core::sc_time busy_until_;
+  sc_core::sc_time busy_until_;  // the end of the window whose round is owed (or was)
   bool idle_owed_ = false;
   bool owes_idle_rounds() const { return domains_.empty() && !sharing_; }
   // Wakes the scheduler for a report or launch at now + delay, not before its busy window ends.

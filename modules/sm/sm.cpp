@@ -18,7 +18,8 @@ Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain
       tb_status_(p.per_slot_tables()), carried_(p.max_tbs) {
   ctrl_in.register_b_transport(this, &Sm::ctrl_b_transport);
   // No process of its own: activate() never waits inside (every memory and block-scheduler call
-  // it makes returns without waiting), so the calendar calls it, SMs due together in SM order.
+  // it makes returns without waiting), so the calendar calls it, SMs due together in its
+  // rotating SM order.
   calendar_index_ = calendar_.add(this);
   if (timeline_ && timeline_->enabled()) {
     timeline_->name_group(Timeline::sm_pid(id), fmt::format("SM {}", id));

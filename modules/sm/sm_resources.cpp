@@ -84,12 +84,8 @@ SmResources::SmResources(const SmParams& p)
 template <typename Place>
 std::optional<TbAllocation> SmResources::allocate_with(const TbResources& tb, uint32_t carve_out, Place place) {
   const uint32_t threads = warp_rounded_threads(p_, tb.threads);
-  if (resident_ >= p_.max_tbs || threads > free_threads_) return std::nullopt;
-  // The carve-out changes only on an empty SM; a resident kernel keeps its configuration.
-  if (carve_out > shm_.capacity()) {
-    if (resident_ != 0) return std::nullopt;
-    shm_.reset(carve_out);
-  }
+  if (!admits(threads, carve_out)) return std::nullopt;
+  if (carve_out > shm_.capacity()) shm_.reset(carve_out);  // an empty SM (admits())
   TbAllocation a;
   a.threads = threads;
   a.reg_size = rounded_registers(p_, tb.registers);
@@ -137,13 +133,10 @@ std::optional<TbAllocation> SmResources::try_allocate_at(const TbResources& tb, 
 }
 
 bool SmResources::fits(const TbResources& tb, uint32_t carve_out) const {
-  const uint32_t threads = warp_rounded_threads(p_, tb.threads);
-  if (resident_ >= p_.max_tbs || threads > free_threads_) return false;
-  if (carve_out > shm_.capacity()) {  // allocate_with() resets an empty SM's carve-out first
-    if (resident_ != 0) return false;
-    return regs_.fits(rounded_registers(p_, tb.registers)) && tb.shared_mem <= carve_out;
-  }
-  return regs_.fits(rounded_registers(p_, tb.registers)) && shm_.fits(tb.shared_mem);
+  if (!admits(warp_rounded_threads(p_, tb.threads), carve_out)) return false;
+  const bool shm_fits = carve_out > shm_.capacity() ? tb.shared_mem <= carve_out  // reset on an empty SM
+                                                    : shm_.fits(tb.shared_mem);
+  return shm_fits && regs_.fits(rounded_registers(p_, tb.registers));
 }
 
 void SmResources::release(const TbAllocation& a) {

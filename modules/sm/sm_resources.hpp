@@ -64,6 +64,11 @@ class SmResources {
   std::vector<bool> slot_used_;
   uint32_t resident_ = 0;
   uint32_t free_threads_;
+  // A TB slot and `threads` are free, and the carve-out fits: the SM's, or any on an empty SM (a
+  // resident kernel keeps its configuration).
+  bool admits(uint32_t threads, uint32_t carve_out) const {
+    return resident_ < p_.max_tbs && threads <= free_threads_ && (carve_out <= shm_.capacity() || resident_ == 0);
+  }
   // Threads, a TB slot and the carve-out; then the ranges from `place`, or none.
   template <typename Place>
   std::optional<TbAllocation> allocate_with(const TbResources& tb, uint32_t carve_out, Place place);
