@@ -37,13 +37,13 @@ void SmPipeline::scheduler_begin_cycle(uint32_t s) {
   else if (sched_kind_ == SchedulerKind::other) schedulers_[s]->begin_cycle();
 }
 
-void SmPipeline::scheduler_issued(uint32_t s, std::optional<uint32_t> wid) {
+void SmPipeline::scheduler_issued(uint32_t s, uint32_t wid) {
   WarpScheduler& b = *schedulers_[s];
   switch (sched_kind_) {
-    case SchedulerKind::gto: static_cast<GtoScheduler&>(b).issued(wid); break;
-    case SchedulerKind::lrr: static_cast<LrrScheduler&>(b).issued(wid); break;
-    case SchedulerKind::qaws: static_cast<QawsScheduler&>(b).issued(wid); break;
-    default: b.issued(wid);
+    case SchedulerKind::gto: static_cast<GtoScheduler&>(b).issued_warp(wid); break;
+    case SchedulerKind::lrr: static_cast<LrrScheduler&>(b).issued_warp(wid); break;
+    case SchedulerKind::qaws: static_cast<QawsScheduler&>(b).issued_warp(wid); break;
+    default: b.issued(wid == kNoWarp ? std::nullopt : std::optional<uint32_t>(wid));
   }
 }
 
@@ -240,7 +240,7 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) {
   return Block::unit;
 }
 
-bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first) {
+bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t& first) {
   Warp& w = warps_[wid];
   if (replaying(w) && cycle_ < w.resume) {  // its fault became known
     refresh_ready(w);
@@ -251,7 +251,7 @@ bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::opti
   if (u != UnitClass::nop && u != UnitClass::barrier && *unit_slot(s, u) > cycle_) return false;
   if (u == UnitClass::ldst && tables_free_at(w, d, true) > cycle_) return false;
   issue(wid, w);
-  if (!first) first = wid;
+  if (first == kNoWarp) first = wid;
   // Its next instruction is already decoded: with width left it may issue in the same cycle
   // if independent ("2 instructions per cycle from 1-2 warps").
   uint64_t wake = kNever;
@@ -278,7 +278,7 @@ bool SmPipeline::issue_on(uint32_t s) {
   const uint64_t& bits = ready_[s].bits;
   const uint32_t width = p_.pipeline.issue_width;
   uint32_t issued = 0;
-  std::optional<uint32_t> first;
+  uint32_t first = kNoWarp;
   exits_.clear();
   for (const WarpScheduler::Segment& g : sched.segments()) {
     if (g.head != UINT32_MAX && (bits >> sched.position(g.head) & 1)) try_issue(s, g.head, issued, first);
@@ -291,7 +291,7 @@ bool SmPipeline::issue_on(uint32_t s) {
     }
     if (issued >= width) break;
   }
-  if (first) ++warps_[*first].kstats->issue_cycles;
+  if (first != kNoWarp) ++warps_[first].kstats->issue_cycles;
   scheduler_issued(s, first);
   for (uint32_t wid : exits_) sched.remove_warp(wid);  // after issued(): positions stay valid until then
   st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled_state(s);

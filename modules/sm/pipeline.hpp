@@ -79,6 +79,7 @@ void for_each_link(SmTableLinks& l, F f) {
 class SmPipeline {
  public:
   static constexpr uint64_t kNever = ~uint64_t{0};
+  static constexpr uint32_t kNoWarp = warp_sched_detail::kNone;
   static constexpr uint64_t kAwaitingReplay = kNever >> 1;  // a register a squashed instruction will write
   SmPipeline(const SmParams& p, MemoryPort& port);
 
@@ -237,10 +238,10 @@ class SmPipeline {
     r.wheel[c & 63] = 0;
   }
   // Issues warp `wid` (its operands ready) if its unit is free; counts the issues.
-  [[gnu::always_inline]] inline bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, std::optional<uint32_t>& first);
+  [[gnu::always_inline]] inline bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t& first);
   // The scheduler's bookkeeping calls, without a virtual call per cycle (the classes are final).
   [[gnu::always_inline]] inline void scheduler_begin_cycle(uint32_t s);
-  [[gnu::always_inline]] inline void scheduler_issued(uint32_t s, std::optional<uint32_t> wid);
+  [[gnu::always_inline]] inline void scheduler_issued(uint32_t s, uint32_t wid);  // kNoWarp: none issued
   Block blocked(const Warp& w, uint64_t& wake);
   // The next-free cycle of the instance of unit `u` that frees first (ld/st: one per SM).
   const uint64_t* unit_slot(uint32_t scheduler, UnitClass u) const {

@@ -129,9 +129,9 @@ const std::vector<uint32_t>& LrrScheduler::order() {
   return order_;
 }
 
-void LrrScheduler::issued(std::optional<uint32_t> warp) {
-  if (warp && *warp != last_) {
-    last_ = *warp;
+void LrrScheduler::issued_warp(uint32_t warp) {
+  if (warp != warp_sched_detail::kNone && warp != last_) {
+    last_ = warp;
     dirty_ = true;
     resegment();
   }
@@ -237,9 +237,8 @@ const std::vector<uint32_t>& QawsScheduler::order() {
   return order_;
 }
 
-void QawsScheduler::issued(std::optional<uint32_t> warp) {
-  if (!warp || !present(*warp)) return;  // 1. all stalled (or the warp already exited): no counting
-  const uint32_t w = *warp;
+void QawsScheduler::issued_warp(uint32_t w) {
+  if (!present(w)) return;  // 1. all stalled (kNone) or the warp already exited: no counting
   const size_t gi = group_index(warp_key_[w]);
   if (groups_.size() == 1 || gi != 0 || w == groups_[0].warps.head()) {
     // 2. single group: plain GTO. 3. the head kept issuing. 4. all of g0 stalled, a warp of

@@ -176,10 +176,13 @@ class GtoScheduler final : public WarpScheduler {
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
-  void issued(std::optional<uint32_t> warp) override {  // inline: the issue stage calls it every cycle
-    if (warp && present(*warp) && list_.set_greedy(*warp)) {
+  void issued(std::optional<uint32_t> warp) override { issued_warp(warp.value_or(warp_sched_detail::kNone)); }
+  // issued() with kNone for none: the issue stage's form, inline and without a std::optional
+  // (built on the stack in two pieces and read back whole, it stalled store forwarding every cycle).
+  void issued_warp(uint32_t warp) {
+    if (present(warp) && list_.set_greedy(warp)) {
       dirty_ = true;
-      segments_[0].head = *warp;
+      segments_[0].head = warp;
     }
   }
   const char* name() const override { return "gto"; }
@@ -200,7 +203,8 @@ class LrrScheduler final : public WarpScheduler {
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
-  void issued(std::optional<uint32_t> warp) override;
+  void issued(std::optional<uint32_t> warp) override { issued_warp(warp.value_or(warp_sched_detail::kNone)); }
+  void issued_warp(uint32_t warp);  // kNone: none issued (as GtoScheduler::issued_warp)
   const char* name() const override { return "lrr"; }
   size_t size() const override { return ring_.size(); }
 
@@ -218,7 +222,8 @@ class QawsScheduler final : public WarpScheduler {
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
-  void issued(std::optional<uint32_t> warp) override;
+  void issued(std::optional<uint32_t> warp) override { issued_warp(warp.value_or(warp_sched_detail::kNone)); }
+  void issued_warp(uint32_t warp);  // kNone: none issued (as GtoScheduler::issued_warp)
   const char* name() const override { return "qaws"; }
   size_t size() const override { return warps_; }
 
