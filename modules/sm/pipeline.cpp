@@ -157,6 +157,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.fetch_ready = start;
     w.last_write = start;
     w.kstats = &ks;
+    w.issued_here = w.threads_here = w.issue_cycles_here = 0;
     w.code_base = code_base;
     w.fetch_line = ~uint64_t{0};
     if (ttb)
@@ -210,6 +211,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
       pos = w.code.position();
       pos.at_barrier = w.at_barrier;
       save_replays(wid, w, pos);
+      fold_counts(w);
       w.live = false;
       --live_warps_;
       track(wid, w);
@@ -240,6 +242,40 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) {
   return Block::unit;
 }
 
+void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
+  const uint64_t c = cycle_;
+  const PipelineParams& pp = p_.pipeline;
+  ++stats_.warp_instructions;
+  ++w.issued_here;
+  stats_.thread_instructions += d.lanes;
+  w.threads_here += d.lanes;
+  const UnitParams& up = pp.units[static_cast<int>(d.unit)];
+  *unit_slot(w.scheduler, d.unit) = c + up.ii;
+  const uint64_t commit = c + pp.operand_read + up.latency + pp.writeback;
+  Reg* regs = w.regs.data();
+  const size_t nregs = w.regs.size();
+  for (int i = 0; i < d.ndst; ++i)
+    if (d.dst[i] < nregs) regs[d.dst[i]].ready = commit, regs[d.dst[i]].from_memory = false;
+  w.last_write = std::max(w.last_write, commit);
+  const bool waits_branch = d.unit == UnitClass::branch && pp.branch_stalls_fetch;
+  w.fetch_ready = waits_branch ? commit + pp.fetch_latency : c;
+  w.code.next();
+  if (w.code.done()) {  // no replays pending (issue_any's condition)
+    exit_warp(wid, w);
+    return;
+  }
+  if (icache_on_) fetch_code(wid, w, waits_branch ? commit : c);
+  refresh_ready(w);
+}
+
+void SmPipeline::issue_any(uint32_t wid, Warp& w) {
+  const Decoded& d = w.code.head();
+  if (d.unit != UnitClass::ldst && d.unit < UnitClass::barrier && w.replays.empty() && cycle_ >= w.watch_until)
+    issue_arith(wid, w, d);
+  else
+    issue(wid, w);
+}
+
 bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t& first) {
   Warp& w = warps_[wid];
   if (replaying(w) && cycle_ < w.resume) {  // its fault became known
@@ -250,13 +286,13 @@ bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t&
   const UnitClass u = d.unit;
   if (u != UnitClass::nop && u != UnitClass::barrier && *unit_slot(s, u) > cycle_) return false;
   if (u == UnitClass::ldst && tables_free_at(w, d, true) > cycle_) return false;
-  issue(wid, w);
+  issue_any(wid, w);
   if (first == kNoWarp) first = wid;
   // Its next instruction is already decoded: with width left it may issue in the same cycle
   // if independent ("2 instructions per cycle from 1-2 warps").
   uint64_t wake = kNever;
   if (++issued < p_.pipeline.issue_width && w.live && blocked(w, wake) == Block::none) {
-    issue(wid, w);
+    issue_any(wid, w);
     ++issued;
   }
   if (!w.live) exits_.push_back(wid);
@@ -291,7 +327,10 @@ bool SmPipeline::issue_on(uint32_t s) {
     }
     if (issued >= width) break;
   }
-  if (first != kNoWarp) ++warps_[first].kstats->issue_cycles;
+  if (first != kNoWarp) {
+    Warp& fw = warps_[first];
+    ++(fw.live ? fw.issue_cycles_here : fw.kstats->issue_cycles);  // an exited warp's counts are folded
+  }
   scheduler_issued(s, first);
   for (uint32_t wid : exits_) sched.remove_warp(wid);  // after issued(): positions stay valid until then
   st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled_state(s);
@@ -351,10 +390,9 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   const PipelineParams& pp = p_.pipeline;
   const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
   ++stats_.warp_instructions;
-  ++w.kstats->warp_instructions;
-  ++tbs_[w.tb_slot].issued;
+  ++w.issued_here;
   stats_.thread_instructions += d.lanes;
-  w.kstats->thread_instructions += d.lanes;
+  w.threads_here += d.lanes;
   if (!replay && c < w.watch_until) watch_hazards(w, d);
   uint64_t commit = c + 1;  // its results can be read (after write-back)
   bool from_memory = false, squashed = false;
@@ -484,7 +522,37 @@ void SmPipeline::refresh_ready(Warp& w) {
   track(uint32_t(&w - warps_.data()), w);
 }
 
+void SmPipeline::fold_counts(Warp& w) {
+  tbs_[w.tb_slot].issued += w.issued_here;
+  w.kstats->warp_instructions += w.issued_here;
+  w.kstats->thread_instructions += w.threads_here;
+  w.kstats->issue_cycles += w.issue_cycles_here;
+  w.issued_here = w.threads_here = w.issue_cycles_here = 0;
+}
+
+uint64_t SmPipeline::tb_issued(uint32_t slot) const {
+  const TbSlot& t = tbs_.at(slot);
+  uint64_t n = t.issued;
+  if (t.live)
+    for (uint32_t wid : t.warps)
+      if (warps_[wid].live && warps_[wid].tb_slot == slot) n += warps_[wid].issued_here;
+  return n;
+}
+
+std::map<uint32_t, PipelineStats> SmPipeline::kernel_stats() const {
+  std::map<uint32_t, PipelineStats> out = per_kernel_;
+  for (const Warp& w : warps_)  // counts not yet folded (a run stopped with warps still running)
+    if (w.live) {
+      PipelineStats& ks = out.at(tbs_[w.tb_slot].launch->id);
+      ks.warp_instructions += w.issued_here;
+      ks.thread_instructions += w.threads_here;
+      ks.issue_cycles += w.issue_cycles_here;
+    }
+  return out;
+}
+
 void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
+  fold_counts(w);
   w.live = false;
   --live_warps_;
   track(wid, w);

@@ -92,7 +92,7 @@ class SmPipeline {
   std::vector<WarpPosition> evict_tb(uint32_t slot, uint64_t& drained);
   // What the running-TB status table learns from TB slot `slot` (SPEC 4): warp instructions
   // issued since it started here, and whether it issued an atomic or a global store.
-  uint64_t tb_issued(uint32_t slot) const { return tbs_.at(slot).issued; }
+  uint64_t tb_issued(uint32_t slot) const;
   bool tb_overwrote(uint32_t slot) const { return tbs_.at(slot).overwrote; }
   // Simulates from the current cycle up to (not including) `limit`; returns early at a cycle in
   // which a TB finished, so the caller can report it. Returns the cycle reached.
@@ -120,7 +120,7 @@ class SmPipeline {
   uint32_t faulted_warps() const { return faulted_warps_; }
 
   const PipelineStats& stats() const { return stats_; }
-  const std::map<uint32_t, PipelineStats>& kernel_stats() const { return per_kernel_; }  // by launch id
+  std::map<uint32_t, PipelineStats> kernel_stats() const;  // by launch id
   const L1dCache& l1d() const { return l1d_; }
   const L1dCache& icache() const { return icache_; }
   const Tlb& l1_tlb() const { return l1_tlb_; }
@@ -164,27 +164,31 @@ class SmPipeline {
     bool fault = false;
     uint64_t fault_at = 0, handled = 0;  // the fault is known / handled (translation resident)
   };
-  struct Warp {
-    bool live = false;
-    bool at_barrier = false;
-    uint32_t tb_slot = 0, warp_in_tb = 0, scheduler = 0;
-    WarpCursor code;
-    uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
+  // Hot fields first, in the first cache lines: at quantum 1 the other SMs evict an SM's warps
+  // between two of its cycles, and every line an issue touches is then a miss.
+  struct alignas(64) Warp {
     uint64_t ready = 0;        // ... and its operands are free (scoreboard)
-    bool waits_memory = false; // `ready` is set by a load's destination
+    uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
     uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
-    uint64_t code_base = 0;    // its kernel's code in the address space (instruction fetch)
-    uint64_t fetch_line = ~uint64_t{0};  // code line the fetch unit holds for it
+    uint64_t wheel_at = 0;     // the ready-set wheel slot (cycle) it was filed under, if any
+    uint64_t watch_until = 0;  // the hazard window of its latest faulted instruction (SPEC 3's two hazards)
+    // Issues counted here and folded into its TB slot and kernel statistics when it leaves
+    // (exit, eviction) or they are read (tb_issued, kernel_stats): their lines stay cold.
+    uint64_t issued_here = 0, threads_here = 0, issue_cycles_here = 0;
     std::vector<Reg> regs;
     PipelineStats* kstats = nullptr;
-    uint64_t wheel_at = 0;  // the ready-set wheel slot (cycle) it was filed under, if any
+    uint32_t tb_slot = 0, warp_in_tb = 0, scheduler = 0;
+    bool live = false;
+    bool at_barrier = false;
+    bool waits_memory = false; // `ready` is set by a load's destination
     // Faults (SPEC 3): squashed instructions awaiting replay, program order; from `halt_from` (the
     // fault is known) the warp issues nothing until `resume` (handled, refetched), then replays.
-    uint64_t seq = 0;  // global memory instructions issued (replay-queue and operand-log tags)
     std::vector<PendingReplay> replays;
     uint64_t halt_from = kNever, resume = 0;
-    // The hazard window of its latest faulted instruction (counted, SPEC 3's two hazards).
-    uint64_t watch_until = 0;
+    WarpCursor code;
+    uint64_t code_base = 0;    // its kernel's code in the address space (instruction fetch)
+    uint64_t fetch_line = ~uint64_t{0};  // code line the fetch unit holds for it
+    uint64_t seq = 0;  // global memory instructions issued (replay-queue and operand-log tags)
     uint8_t watch_nsrc = 0;
     uint16_t watch_src[4] = {};
   };
@@ -254,6 +258,11 @@ class SmPipeline {
     return const_cast<uint64_t*>(std::as_const(*this).unit_slot(scheduler, u));
   }
   void issue(uint32_t wid, Warp& w);
+  // issue() for the common case, inline in the issue stage: an arithmetic or branch instruction
+  // (not a replay, no faulted instruction's hazard window open); the same steps as issue() takes
+  // for it, without its memory, replay and barrier cases.
+  [[gnu::always_inline]] inline void issue_any(uint32_t wid, Warp& w);
+  [[gnu::always_inline]] inline void issue_arith(uint32_t wid, Warp& w, const Decoded& d);
   // The ld/st unit takes the instruction at cycle `at` (operands read); `done` becomes the cycle
   // its data is back (loads, atomics); store acknowledgements extend the warp's last_write.
   // The addresses are the `lanes` first of addr_buf_.
@@ -300,6 +309,7 @@ class SmPipeline {
   void advance(Warp& w, const Decoded& d, uint64_t commit);
   [[gnu::always_inline]] inline void refresh_ready(Warp& w);
   void exit_warp(uint32_t wid, Warp& w);
+  void fold_counts(Warp& w);  // the warp's issue counts into its TB slot and kernel statistics
   void barrier_arrive(Warp& w);
   void barrier_release(TbSlot& t);
   // issued: bit s set when scheduler s issued in the cycle(s) being accounted.

@@ -160,17 +160,18 @@ class WarpCursor {
     }
   }
 
-  const WarpProgram* prog_ = nullptr;
-  const Decoded* decoded_ = nullptr;  // prog_'s instructions, decoded
-  const TraceTbView* tb_ = nullptr;
-  const TraceWarpView* trace_ = nullptr;
-  LaneCoords coords_{};
+  // Hot (read on every issue) first: the pipeline keeps the cursor in its warp's hot lines.
+  const Decoded* head_ = &own_;
   uint32_t pc_ = 0;
   uint32_t lanes_ = 32;
-  uint32_t iter_[8] = {};
   bool done_ = true;
+  const WarpProgram* prog_ = nullptr;
+  const Decoded* decoded_ = nullptr;  // prog_'s instructions, decoded
+  const TraceWarpView* trace_ = nullptr;
+  const TraceTbView* tb_ = nullptr;
+  uint32_t iter_[8] = {};
+  LaneCoords coords_{};
   Decoded own_;                  // the head when it is not an entry of decoded_
-  const Decoded* head_ = &own_;
 };
 
 }  // namespace mpgpu
