@@ -25,8 +25,7 @@ SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
   }
   for (uint32_t s = 0; s < p.warp_schedulers; ++s) schedulers_.push_back(make_warp_scheduler(p.warp_scheduler));
   unit_free_.assign(size_t{p.warp_schedulers} * unit_stride_, 0);
-  sched_state_.assign(p.warp_schedulers, SchedulerState{});
-  ready_.resize(p.warp_schedulers);
+  slots_.resize(p.warp_schedulers);
   if (p.warp_scheduler == "gto") sched_kind_ = SchedulerKind::gto;
   else if (p.warp_scheduler == "lrr") sched_kind_ = SchedulerKind::lrr;
   else if (p.warp_scheduler == "qaws") sched_kind_ = SchedulerKind::qaws;
@@ -61,7 +60,7 @@ void SmPipeline::file(ReadySet& r, uint64_t bit, Warp& w) {
 }
 
 void SmPipeline::track(uint32_t wid, Warp& w) {
-  ReadySet& r = ready_[w.scheduler];
+  ReadySet& r = slots_[w.scheduler].ready;
   const WarpScheduler& sched = *schedulers_[w.scheduler];
   // Positions changed (promote_ready rebuilds the set), or the warp is not in the scheduler yet
   // (a TB being launched: adding it changes the layout).
@@ -76,7 +75,7 @@ void SmPipeline::track(uint32_t wid, Warp& w) {
 }
 
 void SmPipeline::promote_ready(uint32_t s) {
-  ReadySet& r = ready_[s];
+  ReadySet& r = slots_[s].ready;
   if (r.layout == schedulers_[s]->layout()) {  // the common steps inline: nothing due, or one cycle on
     if (r.promoted >= cycle_) return;
     if (r.promoted + 1 == cycle_ && cycle_ < r.far_min) {
@@ -89,7 +88,7 @@ void SmPipeline::promote_ready(uint32_t s) {
 }
 
 void SmPipeline::promote_ready_slow(uint32_t s) {
-  ReadySet& r = ready_[s];
+  ReadySet& r = slots_[s].ready;
   const WarpScheduler& sched = *schedulers_[s];
   if (r.layout != sched.layout()) {  // warps came or went: file every warp afresh
     r = ReadySet{};
@@ -185,7 +184,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
       w.at_barrier = true;
       ++t.at_barrier;
     }
-    sched_state_[w.scheduler].wake = 0;
+    slots_[w.scheduler].st.wake = 0;
     schedulers_[w.scheduler]->set_budget(launch->id, k.qos_budget);
     schedulers_[w.scheduler]->add_warp(wid, age_++, launch->id);
     track(wid, w);
@@ -300,7 +299,7 @@ bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t&
 }
 
 bool SmPipeline::issue_on(uint32_t s) {
-  SchedulerState& st = sched_state_[s];
+  SchedulerState& st = slots_[s].st;
   if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
   WarpScheduler& sched = *schedulers_[s];
   if (sched.positions() == 0) {  // no warps (positions cover every warp of the scheduler)
@@ -311,7 +310,7 @@ bool SmPipeline::issue_on(uint32_t s) {
   promote_ready(s);
   // The scheduler's order, walked over the ready warps only: each segment's head, then its ready
   // positions ascending. Readiness is re-read after every issue, as a walk of order() would.
-  const uint64_t& bits = ready_[s].bits;
+  const uint64_t& bits = slots_[s].ready.bits;
   const uint32_t width = p_.pipeline.issue_width;
   uint32_t issued = 0;
   uint32_t first = kNoWarp;
@@ -342,7 +341,7 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   // all held by a busy unit (nothing issued), the others wait in the wheel, the far set or at a
   // barrier. Called right after promote_ready(s) in this cycle.
   const WarpScheduler& sched = *schedulers_[s];
-  const ReadySet& r = ready_[s];
+  const ReadySet& r = slots_[s].ready;
   SchedulerState st{kNever, -1, nullptr};
   for (uint64_t c = cycle_ + 1; c < cycle_ + 64; ++c)  // the earliest operand or fetch wake-up
     if (r.wheel[c & 63]) {
@@ -584,7 +583,7 @@ void SmPipeline::barrier_release(TbSlot& t) {
     o.at_barrier = false;
     o.fetch_ready = std::max(o.fetch_ready, cycle_ + p_.pipeline.barrier_latency);
     refresh_ready(o);
-    sched_state_[o.scheduler].wake = 0;
+    slots_[o.scheduler].st.wake = 0;
   }
 }
 
@@ -598,7 +597,7 @@ void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
       continue;
     }
     // The reason found when the scheduler last looked at its warps; their state has not changed.
-    const SchedulerState& st = sched_state_[s];
+    const SchedulerState& st = slots_[s].st;
     const auto field = kField[std::max(st.rank, 0)];
     stats_.*field += cycles;
     if (st.kstats) st.kstats->*field += cycles;
@@ -610,7 +609,7 @@ void SmPipeline::account_memory_stall(uint64_t cycles) {
   // MIAS's M: a cycle with no issue counts when a scheduler waits on memory (ranks as kField).
   constexpr int kRawMemory = 2, kMemoryPipe = 4;
   bool memory_wait = false;
-  for (const SchedulerState& st : sched_state_) memory_wait |= st.rank == kRawMemory || st.rank == kMemoryPipe;
+  for (const SchedulerSlot& sl : slots_) memory_wait |= sl.st.rank == kRawMemory || sl.st.rank == kMemoryPipe;
   if (!memory_wait) return;
   sharing_.mem_stall_cycles += cycles;
   if (l1d_.tracks_outstanding()) {
@@ -629,7 +628,7 @@ void SmPipeline::advance_to(uint64_t c) {
 
 uint64_t SmPipeline::next_issue_cycle() const {
   uint64_t next = kNever;
-  for (const SchedulerState& st : sched_state_) next = std::min(next, st.wake);
+  for (const SchedulerSlot& sl : slots_) next = std::min(next, sl.st.wake);
   return next;
 }
 

@@ -220,11 +220,17 @@ class SmPipeline {
   // (a load from memory) in `far`, rescanned when the earliest of them is due.
   struct ReadySet {
     uint64_t bits = 0, far = 0;
-    uint64_t wheel[64] = {};
     uint64_t far_min = ~uint64_t{0};  // at most the far warps' earliest wake-up; equal while far_exact
-    bool far_exact = true;
     uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
     uint64_t layout = ~uint64_t{0};  // the scheduler layout the bits are for
+    bool far_exact = true;
+    uint64_t wheel[64] = {};
+  };
+  // One scheduler's issue-stage state, its hot fields in one cache line (the state, then the
+  // ready set's words before its wheel): at quantum 1 an SM's lines are evicted between cycles.
+  struct alignas(64) SchedulerSlot {
+    SchedulerState st;
+    ReadySet ready;
   };
 
   bool issue_on(uint32_t s);
@@ -348,8 +354,7 @@ class SmPipeline {
   std::map<uint32_t, PipelineStats> per_kernel_;
   uint64_t addr_buf_[32];
   std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
-  std::vector<SchedulerState> sched_state_;
-  std::vector<ReadySet> ready_;  // per scheduler
+  std::vector<SchedulerSlot> slots_;  // per scheduler
   // Each warp program's instructions decoded once (the kernels outlive the run).
   std::map<const WarpProgram*, std::vector<Decoded>> decoded_;
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;

@@ -56,7 +56,7 @@ void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemI
       replay_queue_.set_leave(wid, seq, leave);
       if (log) operand_log_.set_release(wid, seq, release);
       if (!squashed)  // warps waiting for a table entry may now know when one frees
-        for (SchedulerState& st : sched_state_) st.wake = 0;
+        for (SchedulerSlot& sl : slots_) sl.st.wake = 0;
     } else {
       if (!replay_queue_.issue({wid, d.pc, seq, leave}))
         throw SimError("replay queue full at issue (the admission check was bypassed)");
@@ -98,7 +98,7 @@ void SmPipeline::repartition_log() {
   uint32_t resident = 0;
   for (const TbSlot& t : tbs_) resident += t.live;
   operand_log_.partition(std::max(1u, resident));
-  for (SchedulerState& st : sched_state_) st.wake = 0;  // shares changed: look again
+  for (SchedulerSlot& sl : slots_) sl.st.wake = 0;  // shares changed: look again
 }
 
 void SmPipeline::tb_left_log(uint32_t slot) {

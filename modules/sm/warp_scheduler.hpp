@@ -124,11 +124,16 @@ class WarpScheduler {
     }
     ++layout_;
   }
+
+ private:
+  // Read by the issue stage every cycle: declared first, to share the object's first lines.
+  uint64_t layout_ = 0;
+
+ protected:
   std::vector<Segment> segments_;
 
  private:
   std::vector<uint32_t> at_, pos_;  // warp by position, position by warp
-  uint64_t layout_ = 0;
 };
 
 // kind: "gto" | "lrr" | "qaws". budgets: kernel id -> budget (QAWS only; a kernel missing from the map has budget 1).
