@@ -64,7 +64,7 @@ void SmPipeline::track(uint32_t wid, Warp& w) {
   const WarpScheduler& sched = *schedulers_[w.scheduler];
   // Positions changed (promote_ready rebuilds the set), or the warp is not in the scheduler yet
   // (a TB being launched: adding it changes the layout).
-  if (r.layout != sched.layout() || !sched.has_position(wid)) return;
+  if (r.layout != sched.layout() || !w.scheduled) return;
   if (r.promoted < cycle_) promote_ready(w.scheduler);  // wheel slots behind now must be empty
   const uint64_t bit = uint64_t{1} << sched.position(wid);
   r.bits &= ~bit;
@@ -153,6 +153,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.warp_in_tb = i;
     w.scheduler = wid % p_.warp_schedulers;
     w.regs.assign(regs, Reg{});
+    w.nregs = regs;
     w.fetch_ready = start;
     w.last_write = start;
     w.kstats = &ks;
@@ -187,6 +188,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     slots_[w.scheduler].st.wake = 0;
     schedulers_[w.scheduler]->set_budget(launch->id, k.qos_budget);
     schedulers_[w.scheduler]->add_warp(wid, age_++, launch->id);
+    w.scheduled = true;
     track(wid, w);
   }
   if (nwarps == 0) {
@@ -215,6 +217,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
       --live_warps_;
       track(wid, w);
       schedulers_[w.scheduler]->remove_warp(wid);
+      w.scheduled = false;
     }
     if (w.tb_slot == slot) drained = std::max(drained, w.last_write);
     out.push_back(pos);
@@ -252,7 +255,7 @@ void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
   *unit_slot(w.scheduler, d.unit) = c + up.ii;
   const uint64_t commit = c + pp.operand_read + up.latency + pp.writeback;
   Reg* regs = w.regs.data();
-  const size_t nregs = w.regs.size();
+  const uint32_t nregs = w.nregs;
   for (int i = 0; i < d.ndst; ++i)
     if (d.dst[i] < nregs) regs[d.dst[i]].ready = commit, regs[d.dst[i]].from_memory = false;
   w.last_write = std::max(w.last_write, commit);
@@ -331,7 +334,7 @@ bool SmPipeline::issue_on(uint32_t s) {
     ++(fw.live ? fw.issue_cycles_here : fw.kstats->issue_cycles);  // an exited warp's counts are folded
   }
   scheduler_issued(s, first);
-  for (uint32_t wid : exits_) sched.remove_warp(wid);  // after issued(): positions stay valid until then
+  for (uint32_t wid : exits_) sched.remove_warp(wid), warps_[wid].scheduled = false;  // after issued(): positions stay valid until then
   st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled_state(s);
   return issued > 0;
 }
@@ -498,7 +501,7 @@ void SmPipeline::refresh_ready(Warp& w) {
   const bool replay_due = replaying(w) || (!w.replays.empty() && w.code.done());
   const Decoded& d = w.code.head();
   const Reg* regs = w.regs.data();
-  const size_t nregs = w.regs.size();
+  const uint32_t nregs = w.nregs;
   uint64_t ready = w.fetch_ready;
   bool mem = false;
   auto check = [&](uint16_t r) {
@@ -591,13 +594,11 @@ void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
   static constexpr uint64_t PipelineStats::*kField[] = {
       &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
       &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
-  for (uint32_t s = 0; s < schedulers_.size(); ++s) {
-    if (issued >> s & 1) {
-      ++stats_.issue_cycles;
-      continue;
-    }
+  for (uint32_t m = issued; m; m &= m - 1) ++stats_.issue_cycles;  // (no popcount instruction at the baseline ISA)
+  const uint32_t all = (uint32_t{1} << slots_.size()) - 1;  // warp_schedulers <= 16
+  for (uint32_t idle = ~issued & all; idle; idle &= idle - 1) {
     // The reason found when the scheduler last looked at its warps; their state has not changed.
-    const SchedulerState& st = slots_[s].st;
+    const SchedulerState& st = slots_[uint32_t(__builtin_ctz(idle))].st;
     const auto field = kField[std::max(st.rank, 0)];
     stats_.*field += cycles;
     if (st.kstats) st.kstats->*field += cycles;

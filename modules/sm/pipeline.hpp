@@ -177,10 +177,12 @@ class SmPipeline {
     uint64_t issued_here = 0, threads_here = 0, issue_cycles_here = 0;
     std::vector<Reg> regs;
     PipelineStats* kstats = nullptr;
+    uint32_t nregs = 0;  // regs.size(), kept: the issue stage reads it for every operand
     uint32_t tb_slot = 0, warp_in_tb = 0, scheduler = 0;
     bool live = false;
     bool at_barrier = false;
     bool waits_memory = false; // `ready` is set by a load's destination
+    bool scheduled = false;    // in its warp scheduler (has a position): between add_warp and remove_warp
     // Faults (SPEC 3): squashed instructions awaiting replay, program order; from `halt_from` (the
     // fault is known) the warp issues nothing until `resume` (handled, refetched), then replays.
     std::vector<PendingReplay> replays;
