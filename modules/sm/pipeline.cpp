@@ -153,6 +153,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.warp_in_tb = i;
     w.scheduler = wid % p_.warp_schedulers;
     w.regs.assign(regs, Reg{});
+    w.reg_file = w.regs.data();
     w.nregs = regs;
     w.fetch_ready = start;
     w.last_write = start;
@@ -254,7 +255,7 @@ void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
   const UnitParams& up = pp.units[static_cast<int>(d.unit)];
   *unit_slot(w.scheduler, d.unit) = c + up.ii;
   const uint64_t commit = c + pp.operand_read + up.latency + pp.writeback;
-  Reg* regs = w.regs.data();
+  Reg* regs = w.reg_file;
   const uint32_t nregs = w.nregs;
   for (int i = 0; i < d.ndst; ++i)
     if (d.dst[i] < nregs) regs[d.dst[i]].ready = commit, regs[d.dst[i]].from_memory = false;
@@ -272,7 +273,7 @@ void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
 
 void SmPipeline::issue_any(uint32_t wid, Warp& w) {
   const Decoded& d = w.code.head();
-  if (d.unit != UnitClass::ldst && d.unit < UnitClass::barrier && w.replays.empty() && cycle_ >= w.watch_until)
+  if (d.unit != UnitClass::ldst && d.unit < UnitClass::barrier && !has_replays(w) && cycle_ >= w.watch_until)
     issue_arith(wid, w, d);
   else
     issue(wid, w);
@@ -498,9 +499,9 @@ void SmPipeline::fetch_code(uint32_t wid, Warp& w, uint64_t at) {
 }
 
 void SmPipeline::refresh_ready(Warp& w) {
-  const bool replay_due = replaying(w) || (!w.replays.empty() && w.code.done());
+  const bool replay_due = has_replays(w) && (cycle_ >= w.halt_from || w.code.done());
   const Decoded& d = w.code.head();
-  const Reg* regs = w.regs.data();
+  const Reg* regs = w.reg_file;
   const uint32_t nregs = w.nregs;
   uint64_t ready = w.fetch_ready;
   bool mem = false;
@@ -518,7 +519,7 @@ void SmPipeline::refresh_ready(Warp& w) {
     }
   }
   // From the moment a fault is known the warp issues nothing until it is handled; then it replays.
-  if (replay_due || (!w.replays.empty() && ready >= w.halt_from)) ready = w.resume, mem = true;
+  if (replay_due || (has_replays(w) && ready >= w.halt_from)) ready = w.resume, mem = true;
   w.ready = ready;
   w.waits_memory = mem;
   track(uint32_t(&w - warps_.data()), w);
@@ -617,20 +618,6 @@ void SmPipeline::account_memory_stall(uint64_t cycles) {
     const uint64_t before = l1d_.outstanding_integral(cycle_);  // read in time order
     sharing_.outstanding += l1d_.outstanding_integral(cycle_ + cycles) - before;
   }
-}
-
-void SmPipeline::advance_to(uint64_t c) {
-  if (c <= cycle_) return;
-  if (live_warps_ > 0) {
-    account_stalls(0, c - cycle_);
-  }
-  cycle_ = c;
-}
-
-uint64_t SmPipeline::next_issue_cycle() const {
-  uint64_t next = kNever;
-  for (const SchedulerSlot& sl : slots_) next = std::min(next, sl.st.wake);
-  return next;
 }
 
 uint64_t SmPipeline::run_until(uint64_t limit) {

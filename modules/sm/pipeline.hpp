@@ -102,10 +102,18 @@ class SmPipeline {
   uint64_t cycle() const { return cycle_; }
   // Moves the pipeline to cycle `c` without issuing (nothing could issue before it: the SM slept
   // until its next wake-up or was woken by a dispatch); the skipped cycles count as stalls.
-  void advance_to(uint64_t c);
+  void advance_to(uint64_t c) {  // inline, as next_issue_cycle(): once per SM wake-up
+    if (c <= cycle_) return;
+    if (live_warps_ > 0) account_stalls(0, c - cycle_);
+    cycle_ = c;
+  }
   // The earliest cycle a warp can issue, known while all schedulers wait (kNever: none can until
   // a TB arrives or a barrier opens); an SM sleeps until then.
-  uint64_t next_issue_cycle() const;
+  uint64_t next_issue_cycle() const {
+    uint64_t next = kNever;
+    for (const SchedulerSlot& sl : slots_) next = std::min(next, sl.st.wake);
+    return next;
+  }
 
   // Block switching (SPEC 3): the TB slots whose live warps are each halted on a known fault, at a
   // barrier, or waiting for table entries only replays free (at least one halted), with the cycle
@@ -164,7 +172,8 @@ class SmPipeline {
     bool fault = false;
     uint64_t fault_at = 0, handled = 0;  // the fault is known / handled (translation resident)
   };
-  // Hot fields first, in the first cache lines: at quantum 1 the other SMs evict an SM's warps
+  // Laid out by use: what every issue reads or writes in the first two cache lines (the cursor's
+  // hot fields start the second), the rest after. At quantum 1 the other SMs evict an SM's warps
   // between two of its cycles, and every line an issue touches is then a miss.
   struct alignas(64) Warp {
     uint64_t ready = 0;        // ... and its operands are free (scoreboard)
@@ -172,22 +181,27 @@ class SmPipeline {
     uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
     uint64_t wheel_at = 0;     // the ready-set wheel slot (cycle) it was filed under, if any
     uint64_t watch_until = 0;  // the hazard window of its latest faulted instruction (SPEC 3's two hazards)
-    // Issues counted here and folded into its TB slot and kernel statistics when it leaves
-    // (exit, eviction) or they are read (tb_issued, kernel_stats): their lines stay cold.
-    uint64_t issued_here = 0, threads_here = 0, issue_cycles_here = 0;
-    std::vector<Reg> regs;
-    PipelineStats* kstats = nullptr;
-    uint32_t nregs = 0;  // regs.size(), kept: the issue stage reads it for every operand
-    uint32_t tb_slot = 0, warp_in_tb = 0, scheduler = 0;
+    Reg* reg_file = nullptr;   // regs.data(), set with regs at launch
+    uint32_t nregs = 0;        // regs.size()
+    uint32_t scheduler = 0;
     bool live = false;
     bool at_barrier = false;
     bool waits_memory = false; // `ready` is set by a load's destination
     bool scheduled = false;    // in its warp scheduler (has a position): between add_warp and remove_warp
+    uint32_t tb_slot = 0;
+    // Issues counted here and folded into its TB slot and kernel statistics when it leaves
+    // (exit, eviction) or they are read (tb_issued, kernel_stats): their lines stay cold.
+    uint64_t issued_here = 0, threads_here = 0;
+    WarpCursor code;
+    uint64_t issue_cycles_here = 0;
     // Faults (SPEC 3): squashed instructions awaiting replay, program order; from `halt_from` (the
     // fault is known) the warp issues nothing until `resume` (handled, refetched), then replays.
+    // Read through has_replays(), which looks at the SM's count of faulted warps first.
     std::vector<PendingReplay> replays;
     uint64_t halt_from = kNever, resume = 0;
-    WarpCursor code;
+    std::vector<Reg> regs;
+    PipelineStats* kstats = nullptr;
+    uint32_t warp_in_tb = 0;
     uint64_t code_base = 0;    // its kernel's code in the address space (instruction fetch)
     uint64_t fetch_line = ~uint64_t{0};  // code line the fetch unit holds for it
     uint64_t seq = 0;  // global memory instructions issued (replay-queue and operand-log tags)
@@ -280,7 +294,9 @@ class SmPipeline {
     return d.space == MemSpace::global || d.space == MemSpace::local;
   }
   // Its fault is known: the warp's next issue is a replay (once the fault is handled).
-  bool replaying(const Warp& w) const { return !w.replays.empty() && cycle_ >= w.halt_from; }
+  // The warp holds squashed instructions (most runs have none: one count checked first).
+  bool has_replays(const Warp& w) const { return faulted_warps_ != 0 && !w.replays.empty(); }
+  bool replaying(const Warp& w) const { return has_replays(w) && cycle_ >= w.halt_from; }
   // The instruction the warp issues next: a replay once its fault is known, else its code's head.
   const Decoded& next_instr(const Warp& w) const { return replaying(w) ? w.replays.front().d : w.code.head(); }
   // The cycle the replay queue and operand log can take warp `w`'s global memory instruction

@@ -179,7 +179,8 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   bool idle() const { return resident_.empty() && warp_tbs_live_ == 0 && parked_.empty(); }
   // Runs the pipeline up to one quantum ahead of simulated time; returns when to wake next
   // (none: only a dispatch or a context save can change anything).
-  std::optional<sc_core::sc_time> step_pipeline(const sc_core::sc_time& now);
+  // Inlined into activate(), its only caller: at quantum 1 it runs once per SM and cycle.
+  [[gnu::always_inline]] inline std::optional<sc_core::sc_time> step_pipeline(const sc_core::sc_time& now);
   void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void activate() override;  // one step, from the calendar

@@ -18,20 +18,7 @@ uint32_t SmCalendar::add(Client* c) {
   return i;
 }
 
-void SmCalendar::file(uint32_t i, uint64_t at) {
-  due_[i] = at;
-  again_ |= in_run_ && at == now_.value();
-  if (batch_at_ == kNone) batch_at_ = at;
-  if (at == batch_at_)
-    batch_[i >> 6] |= uint64_t{1} << (i & 63);
-  else
-    later_.push({at, i});
-}
-
-void SmCalendar::wake(uint32_t i, const sc_core::sc_time& delay) {
-  const uint64_t now = this->now().value();
-  const uint64_t at = now + delay.value();
-  if (due_[i] <= at) return;  // due by then already
+void SmCalendar::wake_later(uint32_t i, uint64_t at, const sc_core::sc_time& delay) {
   file(i, at);
   // While it runs, the calendar notifies itself when done; otherwise a pending notification no
   // later than `at` wakes it in time.

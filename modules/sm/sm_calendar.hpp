@@ -38,7 +38,19 @@ class SmCalendar : public sc_core::sc_module {
   // returns its index, its place in the SM order.
   uint32_t add(Client* c);
   // Client `i` runs at now + delay, unless it is already due by then.
-  void wake(uint32_t i, const sc_core::sc_time& delay);
+  // Inline for the common request, made while the calendar runs for the time of its next batch
+  // (at quantum 1 every busy SM asks for the next cycle once per cycle); the rest out of line.
+  void wake(uint32_t i, const sc_core::sc_time& delay) {
+    const uint64_t at = now().value() + delay.value();
+    if (due_[i] <= at) return;  // due by then already
+    if (in_run_ && at == batch_at_) {  // file(i, at), in the batch; the calendar notifies itself
+      due_[i] = at;
+      again_ |= at == now_.value();
+      batch_[i >> 6] |= uint64_t{1} << (i & 63);
+      return;
+    }
+    wake_later(i, at, delay);
+  }
   // clock.cycles(cycle), remembered for the last cycle asked: the busy SMs of a step mostly plan
   // the same next cycle, and each would convert it.
   const sc_core::sc_time& cycle_time(uint64_t cycle, const ClockDomain& clock) {
@@ -59,7 +71,16 @@ class SmCalendar : public sc_core::sc_module {
     bool operator>(const Due& o) const { return at > o.at; }
   };
   void run();
-  void file(uint32_t i, uint64_t at);
+  void wake_later(uint32_t i, uint64_t at, const sc_core::sc_time& delay);  // wake()'s other cases
+  void file(uint32_t i, uint64_t at) {
+    due_[i] = at;
+    again_ |= in_run_ && at == now_.value();
+    if (batch_at_ == kNone) batch_at_ = at;
+    if (at == batch_at_)
+      batch_[i >> 6] |= uint64_t{1} << (i & 63);
+    else
+      later_.push({at, i});
+  }
   std::vector<Client*> clients_;
   std::vector<uint64_t> due_;  // per client: the time it is due (kNone: not due)
   // The requests for one time, the next batch (mostly every busy SM's next cycle), as a bit per

@@ -165,9 +165,9 @@ class WarpCursor {
   uint32_t pc_ = 0;
   uint32_t lanes_ = 32;
   bool done_ = true;
-  const WarpProgram* prog_ = nullptr;
-  const Decoded* decoded_ = nullptr;  // prog_'s instructions, decoded
   const TraceWarpView* trace_ = nullptr;
+  const Decoded* decoded_ = nullptr;  // prog_'s instructions, decoded
+  const WarpProgram* prog_ = nullptr;
   const TraceTbView* tb_ = nullptr;
   uint32_t iter_[8] = {};
   LaneCoords coords_{};

@@ -185,7 +185,9 @@ class GtoScheduler final : public WarpScheduler {
   // issued() with kNone for none: the issue stage's form, inline and without a std::optional
   // (built on the stack in two pieces and read back whole, it stalled store forwarding every cycle).
   void issued_warp(uint32_t warp) {
-    if (present(warp) && list_.set_greedy(warp)) {
+    // The greedy warp issuing again (the usual cycle) changes nothing: checked before the lookup.
+    if (warp != list_.greedy() && present(warp)) {
+      list_.set_greedy(warp);
       dirty_ = true;
       segments_[0].head = warp;
     }
