@@ -17,7 +17,7 @@ uint64_t code_address(const KernelDesc& k) {
 }  // namespace
 
 SmPipeline::SmPipeline(const SmParams& p, MemoryPort& port)
-    : p_(p), port_(port), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), l1_tlb_(p.l1_tlb), replay_queue_(p.replay_queue), operand_log_(p.operand_log), page_shift_(__builtin_ctz(p.page_bytes)), warps_(p.max_threads / p.warp_size), tbs_(p.max_tbs) {
+    : p_(p), port_(port), warps_(p.max_threads / p.warp_size), l1d_(p.l1d), icache_(p.icache.enabled() ? p.icache.as_cache() : L1dParams{1, 1, 128, 1, 0}), l1_tlb_(p.l1_tlb), replay_queue_(p.replay_queue), operand_log_(p.operand_log), page_shift_(__builtin_ctz(p.page_bytes)), tbs_(p.max_tbs) {
   for (int u = 0; u < kUnitClasses; ++u) {
     unit_base_[u] = unit_stride_;
     unit_count_[u] = std::max(1u, p.pipeline.units[u].count);

@@ -345,7 +345,23 @@ class SmPipeline {
 
   const SmParams& p_;
   MemoryPort& port_;
+  // What the issue stage reads every cycle first, in a few cache lines (the caches, TLB and tables
+  // below are large).
+  uint64_t cycle_ = 0;
+  uint32_t live_warps_ = 0;
+  uint32_t faulted_warps_ = 0;  // warps with replays pending
+  enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
   const bool icache_on_ = p_.icache.enabled();
+  uint64_t ldst_free_ = 0;
+  std::vector<SchedulerSlot> slots_;  // per scheduler
+  std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
+  std::vector<Warp> warps_;
+  // Next free cycle of every unit instance, flat: [scheduler][unit class][instance]; ld/st is per SM.
+  std::vector<uint64_t> unit_free_;
+  uint32_t unit_base_[kUnitClasses] = {}, unit_count_[kUnitClasses] = {}, unit_stride_ = 0;
+  std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
+  std::vector<FinishedTb> finished_;
+  PipelineStats stats_;
   L1dCache l1d_;
   L1dCache icache_;  // same set-associative core with MSHRs; only loads, no bypass
   Tlb l1_tlb_;
@@ -355,27 +371,13 @@ class SmPipeline {
   uint64_t link_period_ps_ = 1000;
   uint32_t issue_table_cycles_ = 1;  // the tables' response time for the instruction being issued
   int page_shift_;
-  std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
-  std::vector<Warp> warps_;
   std::vector<TbSlot> tbs_;
-  // Next free cycle of every unit instance, flat: [scheduler][unit class][instance]; ld/st is per SM.
-  std::vector<uint64_t> unit_free_;
-  uint32_t unit_base_[kUnitClasses] = {}, unit_count_[kUnitClasses] = {}, unit_stride_ = 0;
-  uint64_t ldst_free_ = 0;
-  uint64_t cycle_ = 0;
   uint64_t age_ = 0;
-  uint32_t live_warps_ = 0;
-  uint32_t faulted_warps_ = 0;  // warps with replays pending
-  std::vector<FinishedTb> finished_;
-  PipelineStats stats_;
   SharingCounters sharing_;
   std::map<uint32_t, PipelineStats> per_kernel_;
   uint64_t addr_buf_[32];
-  std::vector<uint32_t> exits_;  // warps that exited in this scheduler's cycle
-  std::vector<SchedulerSlot> slots_;  // per scheduler
   // Each warp program's instructions decoded once (the kernels outlive the run).
   std::map<const WarpProgram*, std::vector<Decoded>> decoded_;
-  enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
 };
 
 }  // namespace mpgpu

@@ -275,9 +275,21 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   ClockDomain clock_;
   Timeline* timeline_;
   SmCalendar& calendar_;
+  // What every wake-up reads (every cycle at quantum 1), kept together in a few cache lines.
   uint32_t calendar_index_ = 0;
-  SmResources res_;
+  uint32_t quantum_cycles_;
+  uint32_t warp_tbs_live_ = 0;
+  uint32_t warp_tbs_finished_ = 0;  // of them, done in the pipeline and not yet reported
+  bool save_pending_ = false;
+  sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
+  // The pipeline's planned wake-up, as a time and as the cycle it was converted from: waking
+  // then (every cycle at quantum 1) needs no time-to-cycle conversion (to_cycles_ceil(cycles(c))
+  // is c; timing_test checks it).
+  sc_core::sc_time planned_time_;
+  uint64_t planned_cycle_ = ~uint64_t{0};
   std::priority_queue<Resident, std::vector<Resident>, std::greater<Resident>> resident_;
+  std::vector<ParkedTb> parked_;     // switched out on a fault, in switch-out order
+  SmResources res_;
   SmStats stats_;
   sc_core::sc_time busy_since_;
   // Register-time of executing TBs: a TB holds registers from its dispatch but executes from its
@@ -289,22 +301,11 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   // A context save in progress: TBs already frozen, resources freed when it completes.
   // (A TB block switching had saved already holds no allocation.)
   std::vector<std::pair<SavedTbRecord, std::optional<TbAllocation>>> saving_;
-  sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
-  bool save_pending_ = false;
   SmPipeline pipe_;
   tlm::tlm_generic_payload mem_gp_;
   tlm::tlm_generic_payload walk_gp_;
-  uint32_t quantum_cycles_;
-  // The pipeline's planned wake-up, as a time and as the cycle it was converted from: waking
-  // then (every cycle at quantum 1) needs no time-to-cycle conversion (to_cycles_ceil(cycles(c))
-  // is c; timing_test checks it).
-  sc_core::sc_time planned_time_;
-  uint64_t planned_cycle_ = ~uint64_t{0};
   std::vector<WarpTb> warp_tbs_;
   std::vector<Resident> done_;  // TB-level TBs ending now (run's scratch)
-  uint32_t warp_tbs_live_ = 0;
-  uint32_t warp_tbs_finished_ = 0;  // of them, done in the pipeline and not yet reported
-  std::vector<ParkedTb> parked_;     // switched out on a fault, in switch-out order
   sc_core::sc_time ctx_port_free_;   // the SM's context-save port: one line per cycle
   uint64_t fault_known_at_ = ~uint64_t{0};  // pipeline cycle a taken fault becomes known
   TbMixRegister tb_mix_;  // SPEC 5: the per-kernel TB limits broadcast by the block scheduler
