@@ -34,9 +34,11 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
   bs_->host_out.bind(host_->done_in);
   sm_calendar_ = std::make_unique<SmCalendar>("sm_calendar");
   ctx_.sm_calendar = sm_calendar_.get();
+  auto decoded = std::make_shared<DecodedPrograms>();  // one decoded copy of each program for all SMs
   for (uint32_t i = 0; i < cfg.sm.count; ++i) {
     Sm* sm = make<Sm>(ModuleRole::sm, cfg.sm_kind, "sm" + std::to_string(i), i);
     sms_.push_back(sm);
+    sm->share_decoded(decoded);
     SmTableLinks links;  // its replay queue and operand log (extensions.<table>)
     links.replay_queue = make_replay_queue_link(cfg, "replay_queue" + std::to_string(i));
     links.operand_log = make_operand_log_link(cfg, "operand_log" + std::to_string(i));

@@ -140,9 +140,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   const uint64_t code_base = p_.icache.enabled() ? code_address(k) : 0;  // hashed once per TB, not per warp
   const Decoded* decoded = nullptr;
   if (!k.trace) {
-    auto [it, fresh] = decoded_.try_emplace(k.program.get());
-    if (fresh) it->second = decode_program(*k.program, p_.icache.instruction_bytes);
-    decoded = it->second.data();
+    decoded = decoded_->get(*k.program, p_.icache.instruction_bytes);
   }
   for (uint32_t i = 0; i < nwarps; ++i) {
     const uint32_t wid = free_slots[i];

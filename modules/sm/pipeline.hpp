@@ -17,6 +17,7 @@
 #include "common/payload.hpp"
 #include "extensions/replay_queue_pins.hpp"
 #include "extensions/table_link.hpp"
+#include "sm/decoded_programs.hpp"
 #include "sm/l1d_cache.hpp"
 #include "sm/pipeline_stats.hpp"
 #include "sm/sm_params.hpp"
@@ -138,6 +139,8 @@ class SmPipeline {
   // checked against the core); an issue waits for the table's response: the ld/st unit takes no
   // other instruction until both tables have answered. `period_ps`: the SM clock (VCD times).
   void link_tables(SmTableLinks links, uint64_t period_ps);
+  // Decodes warp programs into `shared` (one table for every SM of a GPU) from now on.
+  void share_decoded(std::shared_ptr<DecodedPrograms> shared) { decoded_ = std::move(shared); }
   SmTableLinks& links() { return links_; }
 
   // MIAS's per-SM counters beyond the pipeline statistics (SPEC 5): M, cycles in which no
@@ -191,9 +194,8 @@ class SmPipeline {
     uint32_t tb_slot = 0;
     // Issues counted here and folded into its TB slot and kernel statistics when it leaves
     // (exit, eviction) or they are read (tb_issued, kernel_stats): their lines stay cold.
-    uint64_t issued_here = 0, threads_here = 0;
+    uint64_t issued_here = 0, threads_here = 0, issue_cycles_here = 0;
     WarpCursor code;
-    uint64_t issue_cycles_here = 0;
     // Faults (SPEC 3): squashed instructions awaiting replay, program order; from `halt_from` (the
     // fault is known) the warp issues nothing until `resume` (handled, refetched), then replays.
     // Read through has_replays(), which looks at the SM's count of faulted warps first.
@@ -376,8 +378,8 @@ class SmPipeline {
   SharingCounters sharing_;
   std::map<uint32_t, PipelineStats> per_kernel_;
   uint64_t addr_buf_[32];
-  // Each warp program's instructions decoded once (the kernels outlive the run).
-  std::map<const WarpProgram*, std::vector<Decoded>> decoded_;
+  // Each warp program's instructions decoded once: the SM's own table, or the GPU's shared one.
+  std::shared_ptr<DecodedPrograms> decoded_ = std::make_shared<DecodedPrograms>();
 };
 
 }  // namespace mpgpu

@@ -140,6 +140,7 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   const SmResources& resources() const { return res_; }
   const SmPipeline& pipeline() const { return pipe_; }
   // The replay queue and operand log over links (extensions.<table>), clocked by the SM's clock.
+  void share_decoded(std::shared_ptr<DecodedPrograms> d) { pipe_.share_decoded(std::move(d)); }
   void link_tables(SmTableLinks l) { pipe_.link_tables(std::move(l), static_cast<uint64_t>(clock_.period_ps() + 0.5)); }
   SmTableLinks& table_links() { return pipe_.links(); }
   // The running-TB status over a link (extensions.running_tb_status): every update is made on it

@@ -46,7 +46,7 @@ class WarpCursor {
   WarpCursor(const WarpCursor& o) { *this = o; }
   WarpCursor& operator=(const WarpCursor& o) {
     prog_ = o.prog_, decoded_ = o.decoded_, tb_ = o.tb_, trace_ = o.trace_, coords_ = o.coords_;
-    pc_ = o.pc_, lanes_ = o.lanes_, done_ = o.done_, own_ = o.own_;
+    pc_ = o.pc_, lanes_ = o.lanes_, done_ = o.done_, count_ = o.count_, own_ = o.own_;
     std::copy(std::begin(o.iter_), std::end(o.iter_), iter_);
     head_ = o.head_ == &o.own_ ? &own_ : o.head_;
     return *this;
@@ -55,6 +55,7 @@ class WarpCursor {
   // `decoded`: decode_program(*p, ...), which outlives the cursor.
   void start_program(const WarpProgram* p, const Decoded* decoded, const LaneCoords& coords, uint32_t lanes) {
     prog_ = p;
+    count_ = static_cast<uint32_t>(p->instrs.size());
     decoded_ = decoded;
     lanes_ = lanes;
     trace_ = nullptr;
@@ -150,7 +151,7 @@ class WarpCursor {
     head_from_table();
   }
   void head_from_table() {  // a program's head: its entry of decoded_
-    done_ = pc_ >= prog_->instrs.size();
+    done_ = pc_ >= count_;
     if (done_) return;
     head_ = &decoded_[pc_];
     if (head_->lanes > lanes_) {  // a partial last warp: fewer lanes than the decoded full warp
@@ -165,6 +166,7 @@ class WarpCursor {
   uint32_t pc_ = 0;
   uint32_t lanes_ = 32;
   bool done_ = true;
+  uint32_t count_ = 0;  // a program's instructions (prog_->instrs.size(), read on every step)
   const TraceWarpView* trace_ = nullptr;
   const Decoded* decoded_ = nullptr;  // prog_'s instructions, decoded
   const WarpProgram* prog_ = nullptr;
