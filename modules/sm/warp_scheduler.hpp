@@ -74,6 +74,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace mpgpu {
 
 // Orders the warps of one scheduler (sub-core) by priority each cycle. Warp ids are the SM's warp-slot numbers.
@@ -105,7 +107,9 @@ class WarpScheduler {
     uint32_t head;  // kNone (UINT32_MAX) or a warp whose position is in [begin, end)
     uint32_t begin, end;
   };
-  const std::vector<Segment>& segments() const { return segments_; }
+  // Inline for up to two (GTO has one, LRR two): it shares the object's first line with layout().
+  using Segments = boost::container::small_vector<Segment, 2>;
+  const Segments& segments() const { return segments_; }
   uint32_t position(uint32_t warp) const { return pos_[warp]; }
   bool has_position(uint32_t warp) const {  // the warp is in the scheduler
     return warp < pos_.size() && pos_[warp] < at_.size() && at_[pos_[warp]] == warp;
@@ -130,7 +134,7 @@ class WarpScheduler {
   uint64_t layout_ = 0;
 
  protected:
-  std::vector<Segment> segments_;
+  Segments segments_;
 
  private:
   std::vector<uint32_t> at_, pos_;  // warp by position, position by warp
@@ -171,8 +175,8 @@ class GtoList {
     uint64_t age;
     uint32_t warp;
   };
+  uint32_t greedy_ = kNone;  // first: the issue stage reads it every cycle
   std::vector<Aged> by_age_;
-  uint32_t greedy_ = kNone;
 };
 }  // namespace warp_sched_detail
 
