@@ -190,7 +190,7 @@ class GtoScheduler final : public WarpScheduler {
   // (built on the stack in two pieces and read back whole, it stalled store forwarding every cycle).
   void issued_warp(uint32_t warp) {
     // The greedy warp issuing again (the usual cycle) changes nothing: checked before the lookup.
-    if (warp != list_.greedy() && present(warp)) {
+    if (warp != list_.greedy() && has_position(warp)) {  // = present(warp), from lines the cycle read
       list_.set_greedy(warp);
       dirty_ = true;
       segments_[0].head = warp;
