@@ -593,7 +593,6 @@ void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
   static constexpr uint64_t PipelineStats::*kField[] = {
       &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
       &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
-  for (uint32_t m = issued; m; m &= m - 1) ++stats_.issue_cycles;  // (no popcount instruction at the baseline ISA)
   const uint32_t all = (uint32_t{1} << slots_.size()) - 1;  // warp_schedulers <= 16
   for (uint32_t idle = ~issued & all; idle; idle &= idle - 1) {
     // The reason found when the scheduler last looked at its warps; their state has not changed.
@@ -624,13 +623,18 @@ uint64_t SmPipeline::run_until(uint64_t limit) {
       cycle_ = limit;
       break;
     }
-    uint32_t issued = 0;  // warp_schedulers <= 16 (platform check)
-    for (uint32_t s = 0; s < schedulers_.size(); ++s) issued |= uint32_t(issue_on(s)) << s;
+    uint32_t issued = 0, n_issued = 0;  // warp_schedulers <= 16 (platform check)
+    for (uint32_t s = 0, n = uint32_t(slots_.size()); s < n; ++s) {
+      const bool any = issue_on(s);
+      issued |= uint32_t(any) << s;
+      n_issued += any;
+    }
     uint64_t step = 1;
     if (!issued) {
       const uint64_t next = next_issue_cycle();
       step = next == kNever ? limit - cycle_ : std::clamp<uint64_t>(next - cycle_, 1, limit - cycle_);
     }
+    stats_.issue_cycles += n_issued;
     account_stalls(issued, step);
     cycle_ += step;
     if (!finished_.empty()) break;

@@ -338,7 +338,8 @@ class SmPipeline {
   void fold_counts(Warp& w);  // the warp's issue counts into its TB slot and kernel statistics
   void barrier_arrive(Warp& w);
   void barrier_release(TbSlot& t);
-  // issued: bit s set when scheduler s issued in the cycle(s) being accounted.
+  // issued: bit s set when scheduler s issued in the cycle(s) being accounted (the issue cycles
+  // themselves are counted by the caller, which has them as it goes).
   void account_stalls(uint32_t issued, uint64_t cycles);
   void account_memory_stall(uint64_t cycles);  // no scheduler issued for `cycles` (SPEC 5's M and A)
   // One update over a link: compared with the core's `want`; an issue's cycles are kept.
