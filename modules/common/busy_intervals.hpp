@@ -91,6 +91,33 @@ class BusyIntervals {
     else no_slot_from_ = std::max(no_slot_from_, t);
   }
 
+  // Bit i set: cycle s + i is booked (the 64 cycles from s; before the forget point, free).
+  uint64_t window(uint64_t s) const {
+    if (count_ == 0 || s + 64 <= base_ || s >= base_ + 64 * count_) return 0;
+    if (s < base_) return word(0) << (base_ - s);
+    const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
+    uint64_t bits = word(w) >> off;
+    if (off && w + 1 < count_) bits |= word(w + 1) << (64 - off);
+    return bits;
+  }
+  // Bit i set: [s + i, s + i + len) is free, i.e. earliest(s + i, len) == s + i (len <= 64). A
+  // caller fitting one slot into several tables ANDs these words: a joint search 64 cycles a step.
+  uint64_t free_starts(uint64_t s, uint64_t len) const {
+    if (len == 0) return ~uint64_t{0};
+    return fit_starts(window(s), window(s + 64), len);
+  }
+
+  // Bit i set: the `len` (<= 64) cycles from bit i of a word on are free, given the word's busy
+  // bits and the next word's. The free bits ANDed with themselves shifted, the run length doubling.
+  static uint64_t fit_starts(uint64_t busy, uint64_t next_busy, uint64_t len) {
+    unsigned __int128 fit = (static_cast<unsigned __int128>(~next_busy) << 64) | ~busy;
+    for (uint64_t k = 1; k < len;) {
+      const uint64_t step = std::min(k, len - k);
+      fit &= fit >> step;
+      k += step;
+    }
+    return static_cast<uint64_t>(fit);
+  }
   // Maximal runs of busy cycles (tests).
   size_t intervals() const {
     size_t runs = 0;
@@ -191,17 +218,6 @@ class BusyIntervals {
       if (starts) return base_ + (w << 6) + uint64_t(__builtin_ctzll(starts));
       s = base_ + ((w + 1) << 6);
     }
-  }
-  // Bit i set: the `len` (<= 64) cycles from bit i of a word on are free, given the word's busy
-  // bits and the next word's. The free bits ANDed with themselves shifted, the run length doubling.
-  static uint64_t fit_starts(uint64_t busy, uint64_t next_busy, uint64_t len) {
-    unsigned __int128 fit = (static_cast<unsigned __int128>(~next_busy) << 64) | ~busy;
-    for (uint64_t k = 1; k < len;) {
-      const uint64_t step = std::min(k, len - k);
-      fit &= fit >> step;
-      k += step;
-    }
-    return static_cast<uint64_t>(fit);
   }
   // First busy cycle in [from, limit), or limit.
   uint64_t next_busy(uint64_t from, uint64_t limit) const {

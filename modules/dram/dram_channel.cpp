@@ -35,37 +35,55 @@ DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t late
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower;
   for (uint32_t k = 0; k < bursts; ++k) {
-    // Where every table accepts c (later bursts right behind the first, mostly) the rounds below
-    // would leave it there: take it without them.
-    if (c <= latest && command_bus_.free(c, 1) && column_spacing_.free(c, p_.timing.CCD) &&
-        data_bus_.free(c + lat, burst)) {
-      cas.push_back(c);
-      c += step;
-      continue;
-    }
-    // Rounds over the three tables until a round moves nothing; a round stops early once the
-    // last three lookups in a row (across the round boundary) left c where it was: every table
-    // accepts c, so the rest of the round could not move it. Same result, fewer lookups.
-    int rounds = 0, agree = 0;
-    do {
-      if (++rounds > kMaxFitRounds) c = std::max(c, tail), agree = 0;
-      const uint64_t a = command_bus_.earliest(c, 1);
-      agree = a == c ? agree + 1 : 1;
-      if (agree >= 3) break;
-      const uint64_t b = column_spacing_.earliest(a, p_.timing.CCD);
-      agree = b == a ? agree + 1 : 1;
-      if (agree >= 3) {
-        c = b;
-        break;
-      }
-      c = data_bus_.earliest(b + lat, burst) - lat;
-      agree = c == b ? agree + 1 : 1;
-    } while (agree < 3 && c <= latest);
+    c = fit_column(c, latest, lat, burst, tail);  // > latest: none fits
     if (c > latest) return {};
     cas.push_back(c);
     c += step;
   }
   return cas;
+}
+
+uint64_t DramChannel::fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const {
+  const uint64_t ccd = p_.timing.CCD;
+  if (ccd > 64 || burst > 64) return fit_column_by_rounds(c, latest, lat, burst, tail);
+  // The first cycle from c at which the command bus, the tCCD window and the data bus all accept
+  // the command: their free starts ANDed, 64 cycles a step, the data bus first (under load it
+  // rules out whole words). A write's data (after WL) lands among reads' (after CL): the gap
+  // searches of the tables one after the other bounced between them, this takes a word at once.
+  // From the tail on every table is free, so the search ends there at the latest.
+  uint64_t data = data_bus_.window(c + lat);  // the data bus's busy cycles from c + lat, a word a step
+  for (;; c += 64) {
+    if (c > latest) return c;
+    const uint64_t next = data_bus_.window(c + 64 + lat);
+    uint64_t ok = data == ~uint64_t{0} ? 0 : BusyIntervals::fit_starts(data, next, burst);
+    data = next;
+    if (!ok || !(ok &= ~command_bus_.window(c)) || !(ok &= column_spacing_.free_starts(c, ccd))) continue;
+    return c + uint64_t(__builtin_ctzll(ok));
+  }
+}
+
+uint64_t DramChannel::fit_column_by_rounds(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const {
+  // Windows longer than a word (no bundled platform): rounds over the three tables until a round
+  // moves nothing; a round stops early once the last three lookups in a row (across the round
+  // boundary) left c where it was. Each lookup moves c to the first cycle its table accepts,
+  // never past the first cycle all accept: fit_column's answer, unless a search that keeps
+  // bouncing between gaps of different tables gives up and goes to the tail after 64 rounds.
+  int rounds = 0, agree = 0;
+  do {
+    if (++rounds > kMaxFitRounds) c = std::max(c, tail), agree = 0;
+    const uint64_t a = command_bus_.earliest(c, 1);
+    agree = a == c ? agree + 1 : 1;
+    if (agree >= 3) break;
+    const uint64_t b = column_spacing_.earliest(a, p_.timing.CCD);
+    agree = b == a ? agree + 1 : 1;
+    if (agree >= 3) {
+      c = b;
+      break;
+    }
+    c = data_bus_.earliest(b + lat, burst) - lat;
+    agree = c == b ? agree + 1 : 1;
+  } while (agree < 3 && c <= latest);
+  return c;
 }
 
 void DramChannel::book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w, uint32_t index,

@@ -100,13 +100,17 @@ class DramChannel {
   };
   static constexpr uint64_t kOpen = UINT64_MAX;
   static constexpr size_t kBackFillWindows = 4;  // newest activations of a bank tried for a hit
-  static constexpr int kMaxFitRounds = 64;        // gap search across tables, then the tail
+  static constexpr int kMaxFitRounds = 64;        // fit_column_by_rounds: gap search across tables, then the tail
   static constexpr uint64_t kBackfillWindow = 512;  // cycles before the tail searched for gaps
 
   // Column commands of one request: earliest cycles >= lower, each <= latest; empty if none fit.
   // Column-command cycles of one request: a line is a few bursts, kept without allocation.
   using ColumnCycles = boost::container::small_vector<uint64_t, 8>;
   ColumnCycles fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write) const;
+  // One column command from cycle c: the first cycle from c that the command bus, the tCCD
+  // window and the data bus (from c + lat, `burst` cycles) all accept; > latest when none does by then.
+  uint64_t fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
+  uint64_t fit_column_by_rounds(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
   uint64_t fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const;
   void book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w, uint32_t index, bool is_write);
   void log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t row, uint32_t index);
