@@ -140,6 +140,34 @@ TEST(BusyIntervals, EveryLengthUpToAndPast64AgreesWithABruteForceBitmap) {
   }
 }
 
+// window() and free_starts() (the DRAM column fit ANDs them over three tables) against a
+// brute-force bitmap: any start, across the bitmap's ends, the forget point and word boundaries.
+TEST(BusyIntervals, WindowAndFreeStartsAgreeWithABruteForceBitmap) {
+  std::mt19937 rng(29);
+  BusyIntervals b;
+  std::vector<char> busy(100000, 0);
+  uint64_t floor = 0;
+  for (int i = 0; i < 4000; ++i) {
+    if (rng() % 60 == 0) {
+      floor += rng() % 200;
+      b.forget_before(floor);
+      std::fill(busy.begin(), busy.begin() + long(floor), 0);
+    }
+    const uint64_t t = floor + rng() % 1500, l = 1 + rng() % 6;
+    const uint64_t s = b.earliest(t, l);
+    b.book(s, l);
+    std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
+    const uint64_t at = floor > 100 && rng() % 4 == 0 ? floor - rng() % 100 : floor + rng() % 1700;
+    uint64_t want = 0;
+    for (uint64_t k = 0; k < 64; ++k) want |= uint64_t(busy[at + k] && at + k >= floor) << k;
+    ASSERT_EQ(b.window(at), want) << "from " << at << " step " << i;
+    const uint64_t len = rng() % 9;  // 0 (always free) to 8
+    uint64_t starts = 0;
+    for (uint64_t k = 0; k < 64; ++k) starts |= uint64_t(b.earliest(at + k, len) == at + k) << k;
+    ASSERT_EQ(b.free_starts(at, len), starts) << "len " << len << " from " << at << " step " << i;
+  }
+}
+
 // book_strided (a request's bursts in one call) leaves the same table as booking each piece,
 // including pieces before or across the forget point.
 TEST(BusyIntervals, StridedBookingEqualsBookingEachPiece) {
@@ -484,6 +512,27 @@ TEST(DramCores, BothCoresObeyEveryTimingOnRandomStreams) {
       for (const DramCommand& c : ref.commands()) ASSERT_GE(c.cycle, reqs[c.request].arrival);
       for (size_t i = 0; i < reqs.size(); ++i)
         ASSERT_GE(done[i], reqs[i].arrival + (reqs[i].is_write ? kWL : kCL) + kBurst);
+    }
+  }
+}
+
+// The column fit searches the command bus, tCCD window and data bus a word at a time; the
+// alternating gap search it replaced must give the same first cycle on every booked state
+// (mixed reads and writes fragment the data bus: a write's data comes WL after its command, a
+// read's CL after).
+TEST(DramCores, WordSearchColumnFitEqualsTheAlternatingGapSearch) {
+  const DramParams p = gddr5();
+  std::mt19937 rng(41);
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    DramChannel ch(p);
+    for (const DramRequest& r : random_stream(1500, 1 + seed % 4, 8, 2 + seed % 3, seed)) {
+      for (int k = 0; k < 4; ++k) {
+        const uint64_t c = r.arrival + rng() % 600;
+        const bool w = rng() % 2;
+        ASSERT_EQ(ch.first_column_cycle(c, w), ch.first_column_cycle(c, w, true))
+            << "seed " << seed << " from " << c << (w ? " write" : " read");
+      }
+      ch.serve(r);
     }
   }
 }

@@ -43,6 +43,14 @@ DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t late
   return cas;
 }
 
+uint64_t DramChannel::first_column_cycle(uint64_t c, bool is_write, bool by_rounds) const {
+  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
+  const uint64_t tail =
+      std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
+  if (tail > kBackfillWindow) c = std::max(c, tail - kBackfillWindow);  // as fit_columns starts
+  return by_rounds ? fit_column_by_rounds(c, kOpen, lat, burst, tail) : fit_column(c, kOpen, lat, burst, tail);
+}
+
 uint64_t DramChannel::fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const {
   const uint64_t ccd = p_.timing.CCD;
   if (ccd > 64 || burst > 64) return fit_column_by_rounds(c, latest, lat, burst, tail);

@@ -83,6 +83,12 @@ class DramChannel {
   uint64_t bus_free_at() const { return data_bus_.end(); }  // end of the latest booked burst
   const DramParams& params() const { return p_; }
 
+  // The first cycle from c (no earlier than the backfill window before the tail, as serve()
+  // searches) at which a read's (or write's) column command fits on the channel as booked now:
+  // the word-at-a-time search serve() uses, or (by_rounds) the alternating gap search of the
+  // three tables that it replaced (tests compare the two).
+  uint64_t first_column_cycle(uint64_t c, bool is_write, bool by_rounds = false) const;
+
   // Tests: every command booked from now on is appended here (in booking order).
   void record_commands(std::vector<DramCommand>* log) { log_ = log; }
 
