@@ -142,29 +142,40 @@ TEST(BusyIntervals, EveryLengthUpToAndPast64AgreesWithABruteForceBitmap) {
 
 // window() and free_starts() (the DRAM column fit ANDs them over three tables) against a
 // brute-force bitmap: any start, across the bitmap's ends, the forget point and word boundaries.
+namespace {
+// A reservation table and its brute-force bitmap, booked and forgotten together.
+struct MirroredTable {
+  BusyIntervals table;
+  std::vector<char> busy;
+  uint64_t floor = 0;
+  explicit MirroredTable(size_t cycles) : busy(cycles, 0) {}
+  void forget_before(uint64_t f) {
+    floor = f;
+    table.forget_before(f);
+    std::fill(busy.begin(), busy.begin() + long(f), 0);
+  }
+  void book(uint64_t s, uint64_t l) {
+    table.book(s, l);
+    std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
+  }
+};
+}  // namespace
+
 TEST(BusyIntervals, WindowAndFreeStartsAgreeWithABruteForceBitmap) {
   std::mt19937 rng(29);
-  BusyIntervals b;
-  std::vector<char> busy(100000, 0);
-  uint64_t floor = 0;
+  MirroredTable m(100000);
   for (int i = 0; i < 4000; ++i) {
-    if (rng() % 60 == 0) {
-      floor += rng() % 200;
-      b.forget_before(floor);
-      std::fill(busy.begin(), busy.begin() + long(floor), 0);
-    }
-    const uint64_t t = floor + rng() % 1500, l = 1 + rng() % 6;
-    const uint64_t s = b.earliest(t, l);
-    b.book(s, l);
-    std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
-    const uint64_t at = floor > 100 && rng() % 4 == 0 ? floor - rng() % 100 : floor + rng() % 1700;
+    if (rng() % 60 == 0) m.forget_before(m.floor + rng() % 200);
+    const uint64_t l = 1 + rng() % 6;
+    m.book(m.table.earliest(m.floor + rng() % 1500, l), l);
+    const uint64_t at = m.floor > 100 && rng() % 4 == 0 ? m.floor - rng() % 100 : m.floor + rng() % 1700;
     uint64_t want = 0;
-    for (uint64_t k = 0; k < 64; ++k) want |= uint64_t(busy[at + k] && at + k >= floor) << k;
-    ASSERT_EQ(b.window(at), want) << "from " << at << " step " << i;
+    for (uint64_t k = 0; k < 64; ++k) want |= uint64_t(m.busy[at + k] && at + k >= m.floor) << k;
+    ASSERT_EQ(m.table.window(at), want) << "from " << at << " step " << i;
     const uint64_t len = rng() % 9;  // 0 (always free) to 8
     uint64_t starts = 0;
-    for (uint64_t k = 0; k < 64; ++k) starts |= uint64_t(b.earliest(at + k, len) == at + k) << k;
-    ASSERT_EQ(b.free_starts(at, len), starts) << "len " << len << " from " << at << " step " << i;
+    for (uint64_t k = 0; k < 64; ++k) starts |= uint64_t(m.table.earliest(at + k, len) == at + k) << k;
+    ASSERT_EQ(m.table.free_starts(at, len), starts) << "len " << len << " from " << at << " step " << i;
   }
 }
 
