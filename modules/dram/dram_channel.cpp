@@ -26,10 +26,7 @@ DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t late
   // Later bursts of the same request start past this one's command, tCCD window and data, so
   // they can be fitted before any of them is booked.
   const uint64_t step = std::max<uint64_t>({p_.timing.CCD, burst, 1});
-  // Past the end of all three tables everything is free: a search that keeps bouncing between
-  // gaps of different tables (a deep backlog, mixed read and write latencies) goes there.
-  const uint64_t tail =
-      std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
+  const uint64_t tail = column_tail(lat);
   ColumnCycles cas;
   // Gaps further back than the backfill window are not searched: a real controller's queue
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
@@ -43,10 +40,13 @@ DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t late
   return cas;
 }
 
+uint64_t DramChannel::column_tail(uint64_t lat) const {
+  return std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
+}
+
 uint64_t DramChannel::first_column_cycle(uint64_t c, bool is_write, bool by_rounds) const {
   const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
-  const uint64_t tail =
-      std::max({command_bus_.end(), column_spacing_.end(), data_bus_.end() - std::min(data_bus_.end(), lat)});
+  const uint64_t tail = column_tail(lat);
   if (tail > kBackfillWindow) c = std::max(c, tail - kBackfillWindow);  // as fit_columns starts
   return by_rounds ? fit_column_by_rounds(c, kOpen, lat, burst, tail) : fit_column(c, kOpen, lat, burst, tail);
 }

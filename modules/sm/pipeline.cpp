@@ -42,7 +42,7 @@ void SmPipeline::scheduler_issued(uint32_t s, uint32_t wid) {
     case SchedulerKind::gto: static_cast<GtoScheduler&>(b).issued_warp(wid); break;
     case SchedulerKind::lrr: static_cast<LrrScheduler&>(b).issued_warp(wid); break;
     case SchedulerKind::qaws: static_cast<QawsScheduler&>(b).issued_warp(wid); break;
-    default: b.issued(wid == kNoWarp ? std::nullopt : std::optional<uint32_t>(wid));
+    default: b.issued_warp(wid);
   }
 }
 
@@ -246,10 +246,7 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) {
 void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
   const uint64_t c = cycle_;
   const PipelineParams& pp = p_.pipeline;
-  ++stats_.warp_instructions;
-  ++w.issued_here;
-  stats_.thread_instructions += d.lanes;
-  w.threads_here += d.lanes;
+  count_issue(w, d);
   const UnitParams& up = pp.units[static_cast<int>(d.unit)];
   *unit_slot(w.scheduler, d.unit) = c + up.ii;
   const uint64_t commit = c + pp.operand_read + up.latency + pp.writeback;
@@ -390,10 +387,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   const uint64_t c = cycle_;
   const PipelineParams& pp = p_.pipeline;
   const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
-  ++stats_.warp_instructions;
-  ++w.issued_here;
-  stats_.thread_instructions += d.lanes;
-  w.threads_here += d.lanes;
+  count_issue(w, d);
   if (!replay && c < w.watch_until) watch_hazards(w, d);
   uint64_t commit = c + 1;  // its results can be read (after write-back)
   bool from_memory = false, squashed = false;
@@ -523,11 +517,15 @@ void SmPipeline::refresh_ready(Warp& w) {
   track(uint32_t(&w - warps_.data()), w);
 }
 
+void SmPipeline::add_counts(PipelineStats& ks, const Warp& w) {
+  ks.warp_instructions += w.issued_here;
+  ks.thread_instructions += w.threads_here;
+  ks.issue_cycles += w.issue_cycles_here;
+}
+
 void SmPipeline::fold_counts(Warp& w) {
   tbs_[w.tb_slot].issued += w.issued_here;
-  w.kstats->warp_instructions += w.issued_here;
-  w.kstats->thread_instructions += w.threads_here;
-  w.kstats->issue_cycles += w.issue_cycles_here;
+  add_counts(*w.kstats, w);
   w.issued_here = w.threads_here = w.issue_cycles_here = 0;
 }
 
@@ -543,12 +541,7 @@ uint64_t SmPipeline::tb_issued(uint32_t slot) const {
 std::map<uint32_t, PipelineStats> SmPipeline::kernel_stats() const {
   std::map<uint32_t, PipelineStats> out = per_kernel_;
   for (const Warp& w : warps_)  // counts not yet folded (a run stopped with warps still running)
-    if (w.live) {
-      PipelineStats& ks = out.at(tbs_[w.tb_slot].launch->id);
-      ks.warp_instructions += w.issued_here;
-      ks.thread_instructions += w.threads_here;
-      ks.issue_cycles += w.issue_cycles_here;
-    }
+    if (w.live) add_counts(out.at(tbs_[w.tb_slot].launch->id), w);
   return out;
 }
 

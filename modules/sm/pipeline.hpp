@@ -335,6 +335,14 @@ class SmPipeline {
   void advance(Warp& w, const Decoded& d, uint64_t commit);
   [[gnu::always_inline]] inline void refresh_ready(Warp& w);
   void exit_warp(uint32_t wid, Warp& w);
+  // An issued instruction counted: the SM's totals now, the warp's until fold_counts().
+  void count_issue(Warp& w, const Decoded& d) {
+    ++stats_.warp_instructions;
+    ++w.issued_here;
+    stats_.thread_instructions += d.lanes;
+    w.threads_here += d.lanes;
+  }
+  static void add_counts(PipelineStats& ks, const Warp& w);  // the warp's unfolded counts into ks
   void fold_counts(Warp& w);  // the warp's issue counts into its TB slot and kernel statistics
   void barrier_arrive(Warp& w);
   void barrier_release(TbSlot& t);

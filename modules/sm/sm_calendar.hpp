@@ -43,12 +43,7 @@ class SmCalendar : public sc_core::sc_module {
   void wake(uint32_t i, const sc_core::sc_time& delay) {
     const uint64_t at = now().value() + delay.value();
     if (due_[i] <= at) return;  // due by then already
-    if (in_run_ && at == batch_at_) {  // file(i, at), in the batch; the calendar notifies itself
-      due_[i] = at;
-      again_ |= at == now_.value();
-      batch_[i >> 6] |= uint64_t{1} << (i & 63);
-      return;
-    }
+    if (in_run_ && at == batch_at_) return file(i, at);  // into the batch; the calendar notifies itself
     wake_later(i, at, delay);
   }
   // clock.cycles(cycle), remembered for the last cycle asked: the busy SMs of a step mostly plan

@@ -87,7 +87,11 @@ class WarpScheduler {
   // This cycle's priority order, highest first. The pipeline walks it and issues the first ready warp(s).
   virtual const std::vector<uint32_t>& order() = 0;
   // Outcome of the cycle: the warp that issued first, or none (all stalled). Called once per cycle in which order() was used.
-  virtual void issued(std::optional<uint32_t> warp) = 0;
+  void issued(std::optional<uint32_t> warp) { issued_warp(warp.value_or(UINT32_MAX)); }
+  // issued() with UINT32_MAX (warp_sched_detail::kNone) for none: the issue stage's form, without
+  // a std::optional (built on the stack in two pieces and read back whole, it stalled store
+  // forwarding every cycle); the final classes' own are inline.
+  virtual void issued_warp(uint32_t warp) = 0;
   virtual const char* name() const = 0;
   // Number of warps currently in the scheduler.
   virtual size_t size() const = 0;
@@ -185,10 +189,7 @@ class GtoScheduler final : public WarpScheduler {
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
-  void issued(std::optional<uint32_t> warp) override { issued_warp(warp.value_or(warp_sched_detail::kNone)); }
-  // issued() with kNone for none: the issue stage's form, inline and without a std::optional
-  // (built on the stack in two pieces and read back whole, it stalled store forwarding every cycle).
-  void issued_warp(uint32_t warp) {
+  void issued_warp(uint32_t warp) override {
     // The greedy warp issuing again (the usual cycle) changes nothing: checked before the lookup.
     if (warp != list_.greedy() && has_position(warp)) {  // = present(warp), from lines the cycle read
       list_.set_greedy(warp);
@@ -214,8 +215,7 @@ class LrrScheduler final : public WarpScheduler {
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
-  void issued(std::optional<uint32_t> warp) override { issued_warp(warp.value_or(warp_sched_detail::kNone)); }
-  void issued_warp(uint32_t warp);  // kNone: none issued (as GtoScheduler::issued_warp)
+  void issued_warp(uint32_t warp) override;
   const char* name() const override { return "lrr"; }
   size_t size() const override { return ring_.size(); }
 
@@ -233,8 +233,7 @@ class QawsScheduler final : public WarpScheduler {
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
-  void issued(std::optional<uint32_t> warp) override { issued_warp(warp.value_or(warp_sched_detail::kNone)); }
-  void issued_warp(uint32_t warp);  // kNone: none issued (as GtoScheduler::issued_warp)
+  void issued_warp(uint32_t warp) override;
   const char* name() const override { return "qaws"; }
   size_t size() const override { return warps_; }
 
