@@ -43,7 +43,14 @@ class SmCalendar : public sc_core::sc_module {
   void wake(uint32_t i, const sc_core::sc_time& delay) {
     const uint64_t at = now().value() + delay.value();
     if (due_[i] <= at) return;  // due by then already
-    if (in_run_ && at == batch_at_) return file(i, at);  // into the batch; the calendar notifies itself
+    // file(i, at) for this case, written out: calling file() here inlines its queue push into
+    // every SM's wake-up, which measured 15% slower on bench_speed's large trace.
+    if (in_run_ && at == batch_at_) {  // into the batch; the calendar notifies itself
+      due_[i] = at;
+      again_ |= at == now_.value();
+      batch_[i >> 6] |= uint64_t{1} << (i & 63);
+      return;
+    }
     wake_later(i, at, delay);
   }
   // clock.cycles(cycle), remembered for the last cycle asked: the busy SMs of a step mostly plan
