@@ -187,15 +187,16 @@ TEST(AddressMap, XorBitsKnownAnswer) {
 
 TEST(AddressMap, XorDecodeEqualsTheEquationsBitByBit) {
   // decode() evaluates each equation as the parity of a bit mask; it must agree with the plain
-  // XOR of the listed bits (SPEC 6's GTX 1080 b0..b2 and c3) on any address.
+  // XOR of the listed bits (SPEC 6's GTX 1080 b0..b2 and c3, plus an equation naming a bit twice
+  // and a high bit) on any address.
   AddressMapParams p;
   p.kind = AddressMapParams::Kind::xor_hash;
   p.partitions = 8;
-  p.l2_sets = 2;
+  p.l2_sets = 4;
   p.banks = 2;
   p.partition_bits = {{10, 12, 16, 20, 23, 26, 29, 30}, {11, 12, 13, 15, 17, 20, 21, 23, 25, 26, 30},
                       {12, 13, 18, 19, 22, 25, 26, 27, 30, 31}};
-  p.set_bits = {{7, 8, 16, 17, 23, 26, 31}};
+  p.set_bits = {{7, 8, 16, 17, 23, 26, 31}, {9, 14, 9, 39}};
   p.bank_bits = {{13, 15, 20, 24, 26, 29, 32}};
   const AddressMap m(p);
   uint64_t x = 12345;

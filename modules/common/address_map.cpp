@@ -1,5 +1,9 @@
 #include "common/address_map.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace mpgpu {
 
 uint32_t AddressMap::xor_bits(uint64_t addr, const std::vector<std::vector<int>>& eqs) {
@@ -12,13 +16,42 @@ uint32_t AddressMap::xor_bits(uint64_t addr, const std::vector<std::vector<int>>
   return out;
 }
 
+void AddressMap::build_xor_tables() {
+  if (p_.kind != AddressMapParams::Kind::xor_hash) return;
+  const std::vector<std::vector<int>>* fields[] = {&p_.partition_bits, &p_.set_bits, &p_.bank_bits};
+  int top = -1;
+  for (const auto* eqs : fields) {
+    if (eqs->size() > size_t(kXorField))
+      throw std::invalid_argument("address map: more than " + std::to_string(kXorField) + " XOR equations for one field");
+  }
+  for (const auto* eqs : fields)
+    for (const auto& eq : *eqs)
+      for (int b : eq) top = std::max(top, b);
+  xor_nibbles_.assign(size_t(top / 4 + 1), {});
+  // The output bits a single address bit flips; a nibble's entry XORs those of its set bits (a
+  // bit listed twice in one equation cancels, as in the XOR).
+  auto flips = [&](int bit) {
+    uint64_t out = 0;
+    for (int f = 0; f < 3; ++f)
+      for (size_t i = 0; i < fields[f]->size(); ++i)
+        for (int b : (*fields[f])[i])
+          if (b == bit) out ^= uint64_t{1} << (f * kXorField + int(i));
+    return out;
+  };
+  for (size_t k = 0; k < xor_nibbles_.size(); ++k)
+    for (uint32_t v = 0; v < 16; ++v)
+      for (int j = 0; j < 4; ++j)
+        if (v >> j & 1) xor_nibbles_[k][v] ^= flips(int(4 * k) + j);
+}
+
 DecodedAddress AddressMap::decode_uncached(uint64_t a) const {
   DecodedAddress d{};
   d.line = line_.div(a);
   if (p_.kind == AddressMapParams::Kind::xor_hash) {
-    d.partition = uint32_t(partitions_.mod(parity_bits(a, partition_masks_)));
-    d.set = uint32_t(sets_.mod(parity_bits(a, set_masks_)));
-    d.bank = uint32_t(banks_.mod(parity_bits(a, bank_masks_)));
+    const uint64_t x = xor_outputs(a), field = (uint64_t{1} << kXorField) - 1;
+    d.partition = uint32_t(partitions_.mod(x & field));
+    d.set = uint32_t(sets_.mod(x >> kXorField & field));
+    d.bank = uint32_t(banks_.mod(x >> 2 * kXorField & field));
     d.row = xor_row_.div(a);
     return d;
   }

@@ -2,6 +2,7 @@
 // Physical address -> memory partition (L2 slice + memory controller), L2 set, DRAM bank and row.
 // Two kinds: plain interleaving of fixed-size chunks over the partitions, and XOR hashing of
 // address bits (the reverse-engineered GTX 1080 equations of SPEC 6).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -34,9 +35,7 @@ class AddressMap {
  public:
   AddressMap() = default;
   explicit AddressMap(AddressMapParams p) : p_(std::move(p)) {
-    partition_masks_ = masks(p_.partition_bits);
-    set_masks_ = masks(p_.set_bits);
-    bank_masks_ = masks(p_.bank_bits);
+    build_xor_tables();
     line_ = Divisor(p_.line_bytes), partitions_ = Divisor(p_.partitions), sets_ = Divisor(p_.l2_sets);
     banks_ = Divisor(p_.banks), interleave_ = Divisor(p_.interleave_bytes), row_bytes_ = Divisor(p_.row_bytes);
     xor_row_ = Divisor(uint64_t{p_.row_bytes} * p_.banks * p_.partitions);
@@ -52,19 +51,15 @@ class AddressMap {
   static uint32_t xor_bits(uint64_t addr, const std::vector<std::vector<int>>& eqs);
 
  private:
-  // Each XOR equation as a mask of address bits: its output is the parity of addr & mask.
-  static std::vector<uint64_t> masks(const std::vector<std::vector<int>>& eqs) {
-    std::vector<uint64_t> m;
-    for (const auto& eq : eqs) {
-      uint64_t x = 0;
-      for (int b : eq) x ^= uint64_t{1} << b;  // a bit listed twice cancels, as in the XOR
-      m.push_back(x);
-    }
-    return m;
-  }
-  static uint32_t parity_bits(uint64_t addr, const std::vector<uint64_t>& masks) {
-    uint32_t out = 0;
-    for (size_t i = 0; i < masks.size(); ++i) out |= uint32_t(__builtin_parityll(addr & masks[i])) << i;
+  // The XOR hash is linear over GF(2): the outputs of an address are the XOR of those of its
+  // nibbles. xor_nibbles_[k][v]: the partition, set and bank bits (fields of kXorField bits from
+  // bit 0, 21, 42) of nibble k holding v; nibbles above the highest bit any equation names are
+  // left out. A lookup per nibble instead of a parity per equation on every request.
+  static constexpr int kXorField = 21;  // log2 of 2M partitions, sets or banks
+  void build_xor_tables();
+  uint64_t xor_outputs(uint64_t a) const {
+    uint64_t out = 0;
+    for (size_t k = 0; k < xor_nibbles_.size(); ++k, a >>= 4) out ^= xor_nibbles_[k][a & 15];
     return out;
   }
   // Division by a platform constant: a shift when it is a power of two (every bundled platform),
@@ -80,7 +75,7 @@ class AddressMap {
   DecodedAddress decode_uncached(uint64_t paddr) const;
   AddressMapParams p_;
   Divisor line_, partitions_, sets_, banks_, interleave_, row_bytes_, xor_row_, local_row_;
-  std::vector<uint64_t> partition_masks_, set_masks_, bank_masks_;
+  std::vector<std::array<uint64_t, 16>> xor_nibbles_;
   mutable uint64_t memo_addr_ = 0;
   mutable bool memo_valid_ = false;
   mutable DecodedAddress memo_{};
