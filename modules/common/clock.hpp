@@ -34,29 +34,49 @@ inline double to_ns(const sc_core::sc_time& t) {
 class ClockDomain {
  public:
   ClockDomain() = default;
-  explicit ClockDomain(double mhz) : mhz_(mhz), period_ps_(1e6 / mhz) {}
+  explicit ClockDomain(double mhz) : mhz_(mhz), period_ps_(1e6 / mhz), per_unit_(1.0 / (period_ps_ * units_per_ps())) {}
   double mhz() const { return mhz_; }
   double period_ps() const { return period_ps_; }
   sc_core::sc_time period() const { return sc_core::sc_time(period_ps_, sc_core::SC_PS); }
-  sc_core::sc_time cycles(double n) const {
-    // From the raw value: constructing from a double and a unit costs a division per call.
-    static const double units_per_ps = 1e-12 / sc_core::sc_get_time_resolution().to_seconds();
-    return clock_detail::from_value(static_cast<sc_dt::uint64>(n * period_ps_ * units_per_ps + 0.5));
-  }
+  sc_core::sc_time cycles(double n) const { return clock_detail::from_value(edge_value(n)); }
   // Whole cycles elapsed at time t (rounded down, tolerant of ps rounding).
   uint64_t to_cycles(const sc_core::sc_time& t) const {
     return static_cast<uint64_t>(std::floor(clock_detail::to_seconds(t) * 1e12 / period_ps_ + 1e-6));
   }
-  // The first cycle edge at or after t.
+  // The first cycle edge at or after t: the least c with cycles(c) >= t. The memory path converts
+  // on every hop of every request, so no division and no sc_time is built: a guess from the
+  // reciprocal, settled against the edges' raw values (the guess is off by one at most).
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
+    const sc_dt::uint64 v = t.value();
+    uint64_t c = static_cast<uint64_t>(static_cast<double>(v) * cycles_per_unit());
+    if (edge_value(double(c)) < v) {
+      do ++c;
+      while (edge_value(double(c)) < v);
+    } else {
+      while (c > 0 && edge_value(double(c - 1)) >= v) --c;
+    }
+    return c;
+  }
+  // to_cycles_ceil as a division and one cycles() (tests compare the two).
+  uint64_t to_cycles_ceil_by_division(const sc_core::sc_time& t) const {
     uint64_t c = to_cycles(t);
     return cycles(double(c)) < t ? c + 1 : c;
   }
   double ns_to_cycles(double ns) const { return ns * 1e3 / period_ps_; }
 
  private:
+  // cycles(n)'s raw value: from the resolution units, as constructing from a double and a unit
+  // costs a division per call.
+  static double units_per_ps() {
+    static const double u = 1e-12 / sc_core::sc_get_time_resolution().to_seconds();
+    return u;
+  }
+  sc_dt::uint64 edge_value(double n) const { return static_cast<sc_dt::uint64>(n * period_ps_ * units_per_ps() + 0.5); }
+  double cycles_per_unit() const { return per_unit_; }
+
   double mhz_ = 1000.0;
   double period_ps_ = 1000.0;
+  double per_unit_ = 1.0 / (period_ps_ * units_per_ps());  // cycles per resolution unit: to_cycles_ceil's guess
 };
 
 }  // namespace mpgpu

@@ -15,19 +15,14 @@ MemoryController::MemoryController(sc_core::sc_module_name name, const DramParam
   mem_in.register_b_transport(this, &MemoryController::b_transport);
 }
 
-// Commands issue on DRAM clock edges: a request between two edges waits for the next.
-uint64_t MemoryController::first_cycle_at_or_after(const sc_time& t) const {
-  uint64_t c = clock_.to_cycles(t);
-  return clock_.cycles(double(c)) < t ? c + 1 : c;
-}
-
 void MemoryController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time now = sc_core::sc_time_stamp();
   const DecodedAddress where = map_.decode(gp.get_address());
   // The fixed latency counts in its own clock (GPGPU-Sim's DRAM latency is in core cycles).
+  // Commands issue on DRAM clock edges: a request between two edges waits for the next.
   const uint64_t arrival = p_.latency_clock_mhz > 0
-                               ? first_cycle_at_or_after(now + delay + own_clock_latency_)
-                               : first_cycle_at_or_after(now + delay) + p_.latency_cycles;
+                               ? clock_.to_cycles_ceil(now + delay + own_clock_latency_)
+                               : clock_.to_cycles_ceil(now + delay) + p_.latency_cycles;
   const uint32_t bytes = std::max(1u, gp.get_data_length());
   const auto* ext = gp.get_extension<gpu_mem_ext>();
   const uint32_t context = ext ? ext->context : 0;

@@ -51,7 +51,6 @@ class MemoryController : public sc_core::sc_module {
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  uint64_t first_cycle_at_or_after(const sc_core::sc_time& t) const;
   sc_core::sc_time own_clock_latency_;  // latency_cycles in latency_clock_mhz, when that is set
 
   DramParams p_;
