@@ -28,11 +28,20 @@ class BusyIntervals {
   // bookings only take slots away, so a later search of that length or longer starting there
   // jumps to `to` (many requests queued behind one fragmented backlog, e.g. every SM saving its
   // context through one partition's port at once, would each walk all of it otherwise).
-  uint64_t earliest(uint64_t t, uint64_t len) const {
+  // The common cases inline (past every booking, or free right at t), the search out of line.
+  [[gnu::always_inline]] uint64_t earliest(uint64_t t, uint64_t len) const {
     if (len == 0 || t >= end_) return t;  // past every booking: the common in-order case
     // Free right at t: the answer, and the remembered range cannot hold t (no slot of this length
     // starts there), so there is nothing to update.
     if (free(t, len)) return t;
+    return search(t, len);
+  }
+
+  // [s, s + len) overlaps nothing booked: earliest(s, len) == s, without its search.
+  bool free(uint64_t s, uint64_t len) const { return len == 0 || s >= end_ || next_busy(s, s + len) == s + len; }
+
+  // earliest() when t is busy: the gap search, remembering a long walk.
+  [[gnu::noinline]] uint64_t search(uint64_t t, uint64_t len) const {
     // A search entering the remembered range from below jumps over it too, and then remembers
     // the whole of [t, s): requests from many SMs arrive at different times in front of one
     // backlog, and each would otherwise walk up to it and through it.
@@ -45,9 +54,6 @@ class BusyIntervals {
     }
     return s;
   }
-
-  // [s, s + len) overlaps nothing booked: earliest(s, len) == s, without its search.
-  bool free(uint64_t s, uint64_t len) const { return len == 0 || s >= end_ || next_busy(s, s + len) == s + len; }
 
   // Books [s, s + len), which must be free.
   void book(uint64_t s, uint64_t len) {

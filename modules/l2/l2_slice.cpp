@@ -73,9 +73,10 @@ sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line
   // (a set whose ways all await fills cannot take it: a reservation failure).
   sc_time send = ready;
   bool mshr_waited = false, set_waited = false;
-  for (sc_time prev = send + clock_.period(); send != prev;) {
+  for (sc_time prev;;) {  // until both accept the same time
     prev = send;
     send = set_ways_[set].free_at(p_.ways, mshrs_.free_at(p_.mshrs, send, now, mshr_waited), now, set_waited);
+    if (send == prev) break;
   }
   mshr_full_ += mshr_waited;  // once per miss, however many rounds it took
   set_full_ += set_waited;
