@@ -34,7 +34,8 @@ inline double to_ns(const sc_core::sc_time& t) {
 class ClockDomain {
  public:
   ClockDomain() = default;
-  explicit ClockDomain(double mhz) : mhz_(mhz), period_ps_(1e6 / mhz), per_unit_(1.0 / (period_ps_ * units_per_ps())) {}
+  explicit ClockDomain(double mhz)
+      : mhz_(mhz), period_ps_(1e6 / mhz), units_per_ps_(units_per_ps()), per_unit_(1.0 / (period_ps_ * units_per_ps_)) {}
   double mhz() const { return mhz_; }
   double period_ps() const { return period_ps_; }
   sc_core::sc_time period() const { return sc_core::sc_time(period_ps_, sc_core::SC_PS); }
@@ -71,12 +72,19 @@ class ClockDomain {
     static const double u = 1e-12 / sc_core::sc_get_time_resolution().to_seconds();
     return u;
   }
-  sc_dt::uint64 edge_value(double n) const { return static_cast<sc_dt::uint64>(n * period_ps_ * units_per_ps() + 0.5); }
+  // n x period x units per ps, the multiplication by 1 (a 1 ps resolution, SystemC's default)
+  // left out: the same double either way.
+  sc_dt::uint64 edge_value(double n) const {
+    double x = n * period_ps_;
+    if (units_per_ps_ != 1.0) x *= units_per_ps_;
+    return static_cast<sc_dt::uint64>(x + 0.5);
+  }
   double cycles_per_unit() const { return per_unit_; }
 
   double mhz_ = 1000.0;
   double period_ps_ = 1000.0;
-  double per_unit_ = 1.0 / (period_ps_ * units_per_ps());  // cycles per resolution unit: to_cycles_ceil's guess
+  double units_per_ps_ = units_per_ps();
+  double per_unit_ = 1.0 / (period_ps_ * units_per_ps_);  // cycles per resolution unit: to_cycles_ceil's guess
 };
 
 }  // namespace mpgpu
