@@ -297,7 +297,7 @@ bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t&
   return true;
 }
 
-bool SmPipeline::issue_on(uint32_t s) {
+inline bool SmPipeline::issue_on(uint32_t s) {
   SchedulerState& st = slots_[s].st;
   if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
   WarpScheduler& sched = *schedulers_[s];

@@ -251,7 +251,7 @@ class SmPipeline {
     ReadySet ready;
   };
 
-  bool issue_on(uint32_t s);
+  [[gnu::always_inline]] inline bool issue_on(uint32_t s);  // inline in run_until: no call per scheduler cycle
   // The stall reason and wake-up cycle of scheduler `s`, none of whose warps can issue now.
   SchedulerState stalled_state(uint32_t s);
   // Records warp `wid`'s readiness in its scheduler's ready set (after any change of it).
