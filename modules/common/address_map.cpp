@@ -19,29 +19,24 @@ uint32_t AddressMap::xor_bits(uint64_t addr, const std::vector<std::vector<int>>
 void AddressMap::build_xor_tables() {
   if (p_.kind != AddressMapParams::Kind::xor_hash) return;
   const std::vector<std::vector<int>>* fields[] = {&p_.partition_bits, &p_.set_bits, &p_.bank_bits};
+  // flips[b]: the output bits address bit b flips (a bit listed twice in one equation cancels,
+  // as in the XOR); a nibble's entry XORs those of its set bits.
+  std::array<uint64_t, 64> flips{};
   int top = -1;
-  for (const auto* eqs : fields) {
-    if (eqs->size() > size_t(kXorField))
+  for (int f = 0; f < 3; ++f) {
+    if (fields[f]->size() > size_t(kXorField))
       throw std::invalid_argument("address map: more than " + std::to_string(kXorField) + " XOR equations for one field");
+    for (size_t i = 0; i < fields[f]->size(); ++i)
+      for (int b : (*fields[f])[i]) {
+        flips[size_t(b)] ^= uint64_t{1} << (f * kXorField + int(i));
+        top = std::max(top, b);
+      }
   }
-  for (const auto* eqs : fields)
-    for (const auto& eq : *eqs)
-      for (int b : eq) top = std::max(top, b);
   xor_nibbles_.assign(size_t(top / 4 + 1), {});
-  // The output bits a single address bit flips; a nibble's entry XORs those of its set bits (a
-  // bit listed twice in one equation cancels, as in the XOR).
-  auto flips = [&](int bit) {
-    uint64_t out = 0;
-    for (int f = 0; f < 3; ++f)
-      for (size_t i = 0; i < fields[f]->size(); ++i)
-        for (int b : (*fields[f])[i])
-          if (b == bit) out ^= uint64_t{1} << (f * kXorField + int(i));
-    return out;
-  };
   for (size_t k = 0; k < xor_nibbles_.size(); ++k)
     for (uint32_t v = 0; v < 16; ++v)
-      for (int j = 0; j < 4; ++j)
-        if (v >> j & 1) xor_nibbles_[k][v] ^= flips(int(4 * k) + j);
+      for (size_t j = 0; j < 4; ++j)
+        if (v >> j & 1) xor_nibbles_[k][v] ^= flips[4 * k + j];
 }
 
 DecodedAddress AddressMap::decode_uncached(uint64_t a) const {

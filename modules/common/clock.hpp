@@ -34,8 +34,7 @@ inline double to_ns(const sc_core::sc_time& t) {
 class ClockDomain {
  public:
   ClockDomain() = default;
-  explicit ClockDomain(double mhz)
-      : mhz_(mhz), period_ps_(1e6 / mhz), units_per_ps_(units_per_ps()), per_unit_(1.0 / (period_ps_ * units_per_ps_)) {}
+  explicit ClockDomain(double mhz) : mhz_(mhz), period_ps_(1e6 / mhz) {}  // the rest derived below, in order
   double mhz() const { return mhz_; }
   double period_ps() const { return period_ps_; }
   sc_core::sc_time period() const { return sc_core::sc_time(period_ps_, sc_core::SC_PS); }
@@ -49,7 +48,7 @@ class ClockDomain {
   // reciprocal, settled against the edges' raw values (the guess is off by one at most).
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
     const sc_dt::uint64 v = t.value();
-    uint64_t c = static_cast<uint64_t>(static_cast<double>(v) * cycles_per_unit());
+    uint64_t c = static_cast<uint64_t>(static_cast<double>(v) * per_unit_);
     if (edge_value(double(c)) < v) {
       do ++c;
       while (edge_value(double(c)) < v);
@@ -79,7 +78,6 @@ class ClockDomain {
     if (units_per_ps_ != 1.0) x *= units_per_ps_;
     return static_cast<sc_dt::uint64>(x + 0.5);
   }
-  double cycles_per_unit() const { return per_unit_; }
 
   double mhz_ = 1000.0;
   double period_ps_ = 1000.0;

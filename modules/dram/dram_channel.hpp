@@ -113,11 +113,11 @@ class DramChannel {
   // Column-command cycles of one request: a line is a few bursts, kept without allocation.
   using ColumnCycles = boost::container::small_vector<uint64_t, 8>;
   ColumnCycles fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write) const;
-  // One column command from cycle c: the first cycle from c that the command bus, the tCCD
-  // window and the data bus (from c + lat, `burst` cycles) all accept; > latest when none does by then.
   // From here on all three tables are free for a column command whose data follows it by `lat`
   // (a search that keeps bouncing between gaps of different tables goes there).
   uint64_t column_tail(uint64_t lat) const;
+  // One column command from cycle c: the first cycle from c that the command bus, the tCCD
+  // window and the data bus (from c + lat, `burst` cycles) all accept; > latest when none does by then.
   uint64_t fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
   uint64_t fit_column_by_rounds(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
   uint64_t fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const;
