@@ -20,24 +20,23 @@ uint64_t DramChannel::fit_command(uint64_t lower, uint64_t window, const BusyInt
   return c;
 }
 
-DramChannel::ColumnCycles DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts,
-                                               bool is_write) const {
+bool DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write, uint64_t tail,
+                              ColumnCycles& cas) const {
   const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
   // Later bursts of the same request start past this one's command, tCCD window and data, so
   // they can be fitted before any of them is booked.
   const uint64_t step = std::max<uint64_t>({p_.timing.CCD, burst, 1});
-  const uint64_t tail = column_tail(lat);
-  ColumnCycles cas;
+  cas.clear();
   // Gaps further back than the backfill window are not searched: a real controller's queue
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower;
   for (uint32_t k = 0; k < bursts; ++k) {
     c = fit_column(c, latest, lat, burst, tail);  // > latest: none fits
-    if (c > latest) return {};
+    if (c > latest) return false;
     cas.push_back(c);
     c += step;
   }
-  return cas;
+  return true;
 }
 
 uint64_t DramChannel::column_tail(uint64_t lat) const {
@@ -123,10 +122,6 @@ void DramChannel::book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w
   bank.fcfs_floor = std::max(bank.fcfs_floor, cas.back() + 1);
 }
 
-void DramChannel::log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t row, uint32_t index) {
-  if (log_) log_->push_back({cycle, k, bank, row, index});
-}
-
 void DramChannel::forget_old() {
   forgot_at_ = floor_;
   for (BusyIntervals* t : {&command_bus_, &column_spacing_, &act_spacing_, &data_bus_}) t->forget_before(floor_);
@@ -149,20 +144,24 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
   const uint64_t lower = std::max(arrival, reorder_ ? floor_ : std::max(floor_, bk.fcfs_floor));
 
   // Row hit: the open row, or (reordering) an earlier activation of the row before its booked PRE.
-  ColumnCycles cas;
+  // Two buffers: the best fit so far and the one being tried.
+  ColumnCycles fits[2];
+  int best = -1;
+  const uint64_t tail = column_tail(is_write ? t.WL : t.CL);
   RowWindow* hit = nullptr;
   size_t looked = 0;
   for (auto w = bk.windows.rbegin(); w != bk.windows.rend() && looked++ < kBackFillWindows; ++w) {
     const bool open = w->pre == kOpen;
     if (!open && (!reorder_ || w->pre <= lower)) break;  // older windows closed earlier still
     if (w->row != row || (!open && w->pre < to_pre)) continue;
-    ColumnCycles fit =
-        fit_columns(std::max(lower, w->act + t.RCD), open ? kOpen : w->pre - to_pre, bursts, is_write);
-    if (!fit.empty() && (cas.empty() || fit.back() < cas.back())) {
-      cas = std::move(fit);
+    ColumnCycles& fit = fits[best == 0 ? 1 : 0];
+    if (fit_columns(std::max(lower, w->act + t.RCD), open ? kOpen : w->pre - to_pre, bursts, is_write, tail, fit) &&
+        (best < 0 || fit.back() < fits[best].back())) {
+      best = int(&fit - fits);
       hit = &*w;
     }
   }
+  ColumnCycles& cas = fits[best < 0 ? 0 : best];
 
   DramAccess out{};
   if (hit) {
@@ -187,7 +186,8 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
     act_spacing_.book(act, t.RRD);
     log(act, DramCommandKind::activate, bank, row, index);
     bk.windows.push_back({row, act, kOpen, act + t.RAS, owner});
-    cas = fit_columns(std::max(lower, act + t.RCD), kOpen, bursts, is_write);
+    // The PRE and ACT booked above may have moved the tail (command bus).
+    fit_columns(std::max(lower, act + t.RCD), kOpen, bursts, is_write, column_tail(is_write ? t.WL : t.CL), cas);
     book_columns(cas, bk, bk.windows.back(), index, is_write);
   }
 

@@ -109,10 +109,13 @@ class DramChannel {
   static constexpr int kMaxFitRounds = 64;        // fit_column_by_rounds: gap search across tables, then the tail
   static constexpr uint64_t kBackfillWindow = 512;  // cycles before the tail searched for gaps
 
-  // Column commands of one request: earliest cycles >= lower, each <= latest; empty if none fit.
   // Column-command cycles of one request: a line is a few bursts, kept without allocation.
   using ColumnCycles = boost::container::small_vector<uint64_t, 8>;
-  ColumnCycles fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write) const;
+  // Column commands of one request into `cas` (cleared): earliest cycles >= lower, each <= latest;
+  // false (cas left partial) if none fit. `tail`: column_tail(lat) of the tables as booked now,
+  // taken once per request (nothing is booked while its row windows are tried).
+  bool fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write, uint64_t tail,
+                   ColumnCycles& cas) const;
   // From here on all three tables are free for a column command whose data follows it by `lat`
   // (a search that keeps bouncing between gaps of different tables goes there).
   uint64_t column_tail(uint64_t lat) const;
@@ -122,7 +125,9 @@ class DramChannel {
   uint64_t fit_column_by_rounds(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
   uint64_t fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const;
   void book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w, uint32_t index, bool is_write);
-  void log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t row, uint32_t index);
+  void log(uint64_t cycle, DramCommandKind k, uint32_t bank, uint64_t row, uint32_t index) {
+    if (log_) log_->push_back({cycle, k, bank, row, index});  // tests only: a test per command otherwise
+  }
   void forget_old();
 
   DramParams p_;
