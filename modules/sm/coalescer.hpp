@@ -23,10 +23,11 @@ inline uint64_t granule_mask(uint32_t g0, uint32_t g1) {
 // Lanes reading one contiguous range in lane order (the fully coalesced case): its lines in
 // ascending order, each touched over the range's part of it; false (nothing written) otherwise.
 // The same lines, order and granules as merging lane by lane.
+// `known`: the caller knows the lanes are contiguous (the check is skipped).
 inline bool coalesce_contiguous(const uint64_t* addrs, int lanes, uint32_t width, int line_shift,
-                                int granule_shift, CoalescedLines& out) {
+                                int granule_shift, CoalescedLines& out, bool known = false) {
   if (lanes <= 0) return false;
-  for (int l = 1; l < lanes; ++l)
+  for (int l = 1; l < lanes && !known; ++l)
     if (addrs[l] != addrs[l - 1] + width) return false;
   const uint64_t lo = addrs[0], hi = addrs[lanes - 1] + width - 1;  // inclusive
   if (hi < lo) return false;  // wraps past 2^64
@@ -79,12 +80,13 @@ inline void coalesce_lanes(const uint64_t* addrs, int lanes, uint32_t width, uin
 
 // addrs: one address per active lane; width: bytes per lane. Lines in first-touch order.
 // line_bytes must be a power of two (the platform checks): shifts, not divisions, per lane.
+// `contiguous`: each lane's address is known to follow the previous one's by `width`.
 inline void coalesce(const uint64_t* addrs, int lanes, uint32_t width, uint32_t line_bytes,
-                     CoalescedLines& out) {
+                     CoalescedLines& out, bool contiguous = false) {
   out.count = 0;
   const int line_shift = __builtin_ctz(line_bytes);
   const int granule_shift = line_shift >= 6 ? line_shift - 6 : 0;
-  if (coalesce_contiguous(addrs, lanes, width, line_shift, granule_shift, out))
+  if (coalesce_contiguous(addrs, lanes, width, line_shift, granule_shift, out, contiguous))
     count_line_bytes(line_bytes, granule_shift, out);
   else
     coalesce_lanes(addrs, lanes, width, line_bytes, out);

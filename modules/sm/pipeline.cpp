@@ -407,8 +407,9 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
         const PendingReplay& r = w.replays.front();
         std::copy(r.addrs, r.addrs + r.lanes, addr_buf_);
         lanes = r.lanes;
+        addr_contiguous_ = false;
       } else {
-        lanes = w.code.addresses(addr_buf_);
+        lanes = w.code.addresses(addr_buf_, &addr_contiguous_);
       }
       const MemIssue m = execute_memory(w, d, wid, at_unit, lanes);
       ldst_free_ = c + m.busy;

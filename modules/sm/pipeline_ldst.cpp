@@ -82,7 +82,8 @@ SmPipeline::MemIssue SmPipeline::execute_memory(Warp& w, const Decoded& d, uint3
   if (d.space == MemSpace::local) map_local_addresses(w, n);
   CoalescedLines lines;
   const uint32_t lb = p_.l1d.line_bytes;
-  coalesce(addr_buf_, n, std::max<uint32_t>(1, d.width), lb, lines);
+  // Local addresses were remapped above: only a global access keeps the program's contiguity.
+  coalesce(addr_buf_, n, std::max<uint32_t>(1, d.width), lb, lines, addr_contiguous_ && d.space == MemSpace::global);
   busy = std::max(1, lines.count);  // the L1 tag port takes one line per cycle
   done = c + 1;
   // Preemptible organizations squash an instruction whose translation faults: what is behind the

@@ -87,8 +87,10 @@ class WarpCursor {
   }
   const Decoded& head() const { return *head_; }
 
-  // Addresses of the head's active lanes; returns how many.
-  int addresses(uint64_t* out) const {
+  // Addresses of the head's active lanes; returns how many. *contiguous (when given): true when
+  // each lane's address is known to follow the previous one's by the access width.
+  int addresses(uint64_t* out, bool* contiguous = nullptr) const {
+    if (contiguous) *contiguous = false;
     if (trace_) {
       const TraceStep& t = trace_->steps[pc_];
       const int n = static_cast<int>(own_.lanes);  // t's active lanes, counted once in decode
@@ -102,7 +104,8 @@ class WarpCursor {
     const AddressExpr& e = prog_->addresses[i.addr];
     const uint64_t align = ~uint64_t(i.width - 1);
     const uint32_t n = std::min(i.active_lanes, lanes_);
-    lane_addresses(e, c, n, align, out);
+    const bool run = lane_addresses(e, c, n, align, out);
+    if (contiguous) *contiguous = run;
     return static_cast<int>(n);
   }
 

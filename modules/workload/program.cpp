@@ -215,17 +215,22 @@ uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) 
   return (e.base + uint64_t(off)) ^ tb_swizzle(e, c.tb);
 }
 
-void lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out) {
+bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out) {
   if (e.kind != AddressExpr::Kind::affine || e.wrap || n == 0) {
     for (uint32_t l = 0; l < n; ++l) out[l] = lane_address(e, c, l) & align;
-    return;
+    return false;
   }
   // Without a wrap the address is affine in the lane (tid, gtid and lane all step by one) and
   // the swizzle does not depend on it: lane 0's address plus a stride, modulo 2^64 as above.
   const uint64_t stride = uint64_t(e.tid) + uint64_t(e.gtid) + uint64_t(e.lane);
   const uint64_t swizzle = tb_swizzle(e, c.tb);
   const uint64_t base = lane_address(e, c, 0) ^ swizzle;
-  for (uint32_t l = 0; l < n; ++l) out[l] = ((base + l * stride) ^ swizzle) & align;
+  uint64_t a = base;  // stepped, not multiplied: the loop vectorizes
+  for (uint32_t l = 0; l < n; ++l, a += stride) out[l] = (a ^ swizzle) & align;
+  // Each lane right after the previous: no swizzle, the access width (a power of two, so that the
+  // mask keeps every lane's address) as the stride, an aligned base.
+  const uint64_t width = ~align + 1;
+  return swizzle == 0 && align != 0 && (width & (width - 1)) == 0 && stride == width && (base & ~align) == 0;
 }
 
 const char* unit_class_name(UnitClass c) {

@@ -63,7 +63,8 @@ struct LaneCoords {
   uint32_t pc;
 };
 uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane);
-// Lanes 0..n-1 at once, each ANDed with `align`: the same as lane_address per lane.
-void lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out);
+// Lanes 0..n-1 at once, each ANDed with `align`: the same as lane_address per lane. True when
+// known contiguous: out[l] == out[0] + l * width for width = ~align + 1 (the coalescer's fast case).
+bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out);
 
 }  // namespace mpgpu
