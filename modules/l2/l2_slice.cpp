@@ -102,15 +102,20 @@ sc_time L2Slice::HeldUntil::free_at(size_t capacity, const sc_time& at, const sc
     fills_.erase(fills_.begin(), fills_.begin() + head_);
     head_ = 0;
   }
-  const auto after = std::upper_bound(fills_.begin() + head_, fills_.end(), at);
-  const size_t pending = fills_.end() - after;
-  if (pending < capacity) return at;
+  // Fills are sorted: `capacity` or more pending after `at` is the capacity-th latest fill being
+  // after it, and that fill is when enough of them are done to leave one entry free.
+  if (fills_.size() - head_ < capacity) return at;
+  const sc_time& frees = fills_[fills_.size() - capacity];
+  if (frees <= at) return at;
   waited = true;
-  return *(after + (pending - capacity));  // enough of them have filled to leave one entry free
+  return frees;
 }
 
 void L2Slice::HeldUntil::hold(const sc_time& fill) {
-  fills_.insert(std::upper_bound(fills_.begin() + head_, fills_.end(), fill), fill);
+  // Sorted insert, searched from the end: a new fill is mostly among the latest.
+  size_t i = fills_.size();
+  while (i > head_ && fills_[i - 1] > fill) --i;
+  fills_.insert(fills_.begin() + i, fill);
 }
 
 void L2Slice::write_back(uint64_t line, const sc_time& at, uint32_t owner) {
