@@ -29,14 +29,14 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time ready = start + latency_;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
   // A miss to this line is already on its way: the MSHR merges the request.
-  if (auto it = pending_.find(a.line); it != pending_.end()) {
-    if (it->second > start) {
+  if (const sc_time* fill = pending_.find(a.line)) {
+    if (*fill > start) {
       ++merged_;
       tags_.access(a.set, a.line, writes, nullptr);
-      delay = std::max(it->second, ready) - now;
+      delay = std::max(*fill, ready) - now;
       return;
     }
-    pending_.erase(it);
+    pending_.erase(a.line);
   }
   uint64_t victim;
   uint32_t victim_owner;
@@ -86,9 +86,9 @@ sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line
   mshrs_.hold(fill);
   set_ways_[set].hold(fill);
   mshr_busy_ += fill - send;
-  pending_[line] = fill;
+  pending_.set(line, fill);
   if (pending_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per miss
-    for (auto it = pending_.begin(); it != pending_.end();) it = it->second <= now ? pending_.erase(it) : std::next(it);
+    pending_.forget_done(now);
     sweep_at_ = std::max<size_t>(2 * pending_.size(), 4 * size_t(p_.mshrs) + 64);
   }
   return fill;

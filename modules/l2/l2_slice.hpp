@@ -11,12 +11,12 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <vector>
-#include <unordered_map>
 
 #include "common/address_map.hpp"
 #include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
 #include "common/context_counters.hpp"
+#include "l2/pending_fills.hpp"
 #include "l2/tag_array.hpp"
 
 namespace mpgpu {
@@ -83,7 +83,7 @@ class L2Slice : public sc_core::sc_module {
   };
   HeldUntil mshrs_;
   std::vector<HeldUntil> set_ways_;
-  std::unordered_map<uint64_t, sc_core::sc_time> pending_;  // line -> fill time
+  PendingFills pending_;  // line -> fill time
   size_t sweep_at_ = 64;
   sc_core::sc_time mshr_busy_;
   uint64_t hits_ = 0, misses_ = 0, merged_ = 0, writebacks_ = 0, mshr_full_ = 0, set_full_ = 0;
