@@ -180,14 +180,19 @@ TEST(BusyIntervals, WindowAndFreeStartsAgreeWithABruteForceBitmap) {
 }
 
 // book_strided (a request's bursts in one call) leaves the same table as booking each piece,
-// including pieces before or across the forget point.
+// including pieces before or across the forget point, spans within a word and longer ones, and
+// tables with bookings already.
 TEST(BusyIntervals, StridedBookingEqualsBookingEachPiece) {
   std::mt19937 rng(11);
-  for (int trial = 0; trial < 400; ++trial) {
+  for (int trial = 0; trial < 800; ++trial) {
     BusyIntervals strided, pieces;
     const uint64_t floor = rng() % 200;
     strided.forget_before(floor), pieces.forget_before(floor);
-    const uint64_t s = rng() % 300, len = 1 + rng() % 4, stride = 1 + rng() % 6, count = rng() % 6;
+    for (int b = 0; b < 3; ++b) {  // bookings already there (tables keep gaps)
+      const uint64_t at = floor + rng() % 400, n = 1 + rng() % 5;
+      if (strided.free(at, n)) strided.book(at, n), pieces.book(at, n);
+    }
+    const uint64_t s = rng() % 300, len = 1 + rng() % 4, stride = 1 + rng() % (trial % 2 ? 6 : 40), count = rng() % 6;
     strided.book_strided(s, len, count, stride);
     for (uint64_t k = 0; k < count; ++k) {
       const uint64_t a = s + k * stride;  // overlapping pieces (len > stride) book their union
@@ -196,7 +201,7 @@ TEST(BusyIntervals, StridedBookingEqualsBookingEachPiece) {
     }
     ASSERT_EQ(strided.end() > floor ? strided.end() : 0, pieces.end() > floor ? pieces.end() : 0)
         << "trial " << trial;
-    for (uint64_t c = floor; c < 400; ++c)
+    for (uint64_t c = floor; c < 800; ++c)
       ASSERT_EQ(strided.free(c, 1), pieces.free(c, 1)) << "trial " << trial << " cycle " << c;
   }
 }

@@ -76,7 +76,16 @@ class BusyIntervals {
       for (uint64_t k = 0; k < count; ++k) book(s + k * stride, len);
       return;
     }
-    cover(s, s + (count - 1) * stride + len);
+    const uint64_t span = (count - 1) * stride + len;
+    cover(s, s + span);
+    if (span <= 64) {  // the pieces as one pattern, ORed into the one or two words it covers
+      uint64_t pattern = 0;
+      for (uint64_t k = 0; k < count; ++k) pattern |= ((uint64_t{1} << len) - 1) << (k * stride);
+      const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
+      word(w) |= pattern << off;
+      if (off && (pattern >> (64 - off))) word(w + 1) |= pattern >> (64 - off);
+      return;
+    }
     for (uint64_t k = 0; k < count; ++k, s += stride) set_bits(s, s + len);
   }
 

@@ -30,13 +30,41 @@ bool DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, 
   // Gaps further back than the backfill window are not searched: a real controller's queue
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower;
-  for (uint32_t k = 0; k < bursts; ++k) {
-    c = fit_column(c, latest, lat, burst, tail);  // > latest: none fits
+  if (p_.timing.CCD > 64 || burst > 64) {  // windows longer than a word: one burst at a time
+    for (uint32_t k = 0; k < bursts; ++k, c += step) {
+      c = fit_column(c, latest, lat, burst, tail);  // > latest: none fits
+      if (c > latest) return false;
+      cas.push_back(c);
+    }
+    return true;
+  }
+  // fit_column for each burst, sharing its word of fitting starts: the bursts of a line mostly
+  // land in one word, searched once. From the tail on every start fits.
+  uint64_t base = 0, ok = 0;  // bit i: a column command fits at base + i
+  bool read = false;
+  for (uint32_t k = 0; k < bursts; ++k, c += step) {
+    while (c < tail) {
+      if (c > latest) return false;
+      if (!read || c < base || c >= base + 64) base = c, ok = column_starts(c, lat, burst), read = true;
+      if (const uint64_t m = ok >> (c - base)) {
+        c += uint64_t(__builtin_ctzll(m));
+        break;
+      }
+      c = base + 64;
+    }
     if (c > latest) return false;
     cas.push_back(c);
-    c += step;
   }
   return true;
+}
+
+uint64_t DramChannel::column_starts(uint64_t c, uint64_t lat, uint64_t burst) const {
+  // The data bus first: under load it rules out whole words.
+  const uint64_t data = data_bus_.window(c + lat);
+  uint64_t ok = data == ~uint64_t{0} ? 0 : BusyIntervals::fit_starts(data, data_bus_.window(c + 64 + lat), burst);
+  if (ok) ok &= ~command_bus_.window(c);
+  if (ok) ok &= column_spacing_.free_starts(c, p_.timing.CCD);
+  return ok;
 }
 
 uint64_t DramChannel::column_tail(uint64_t lat) const {
@@ -61,14 +89,9 @@ uint64_t DramChannel::fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint
   // rules out whole words). A write's data (after WL) lands among reads' (after CL): the gap
   // searches of the tables one after the other bounced between them, this takes a word at once.
   // From the tail on every table is free, so the search ends there at the latest.
-  uint64_t data = data_bus_.window(c + lat);  // the data bus's busy cycles from c + lat, a word a step
   for (;; c += 64) {
     if (c > latest) return c;
-    const uint64_t next = data_bus_.window(c + 64 + lat);
-    uint64_t ok = data == ~uint64_t{0} ? 0 : BusyIntervals::fit_starts(data, next, burst);
-    data = next;
-    if (!ok || !(ok &= ~command_bus_.window(c)) || !(ok &= column_spacing_.free_starts(c, ccd))) continue;
-    return c + uint64_t(__builtin_ctzll(ok));
+    if (const uint64_t ok = column_starts(c, lat, burst)) return c + uint64_t(__builtin_ctzll(ok));
   }
 }
 

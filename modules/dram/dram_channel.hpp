@@ -122,6 +122,9 @@ class DramChannel {
   // One column command from cycle c: the first cycle from c that the command bus, the tCCD
   // window and the data bus (from c + lat, `burst` cycles) all accept; > latest when none does by then.
   uint64_t fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
+  // Bit i: the command bus, the tCCD window and the data bus (from c + i + lat, `burst` cycles)
+  // all accept a column command at c + i (ccd, burst <= 64): their free starts ANDed.
+  uint64_t column_starts(uint64_t c, uint64_t lat, uint64_t burst) const;
   uint64_t fit_column_by_rounds(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
   uint64_t fit_command(uint64_t lower, uint64_t window, const BusyIntervals* spacing) const;
   void book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w, uint32_t index, bool is_write);
