@@ -94,7 +94,7 @@ class BusyIntervals {
     if (t <= forgotten_) return;
     forgotten_ = t;
     while (count_ > 0 && base_ + 64 <= t) {
-      head_ = (head_ + 1) & (ring_.size() - 1);
+      head_ = (head_ + 1) & mask_;
       --count_;
       base_ += 64;
     }
@@ -170,12 +170,13 @@ class BusyIntervals {
       c += n;
     }
   }
-  uint64_t& word(uint64_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }
-  uint64_t word(uint64_t i) const { return ring_[(head_ + i) & (ring_.size() - 1)]; }
+  uint64_t& word(uint64_t i) { return ring_[(head_ + i) & mask_]; }
+  uint64_t word(uint64_t i) const { return ring_[(head_ + i) & mask_]; }
   void grow() {  // doubles the ring, keeping the words in order from index 0
     std::vector<uint64_t> r(std::max<size_t>(16, 2 * ring_.size()), 0);
     for (size_t i = 0; i < count_; ++i) r[i] = word(i);
     ring_.swap(r);
+    mask_ = ring_.size() - 1;
     head_ = 0;
   }
   void push_back() {
@@ -184,7 +185,7 @@ class BusyIntervals {
   }
   void push_front() {
     if (count_ == ring_.size()) grow();
-    head_ = (head_ + ring_.size() - 1) & (ring_.size() - 1);
+    head_ = (head_ + mask_) & mask_;
     ++count_;
     word(0) = 0;
   }
@@ -275,6 +276,7 @@ class BusyIntervals {
   }
 
   std::vector<uint64_t> ring_;  // power-of-two size; words [head_, head_ + count_) in use
+  size_t mask_ = 0;             // ring_.size() - 1, kept: every word access wraps with it
   size_t head_ = 0, count_ = 0;
   uint64_t base_ = 0;  // cycle of the first word's bit 0, a multiple of 64
   uint64_t end_ = 0;
