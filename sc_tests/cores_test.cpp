@@ -7,11 +7,13 @@
 #include <functional>
 #include <random>
 #include <map>
+#include <queue>
 #include <vector>
 
 #include "block_scheduler/left_over.hpp"
 #include "common/address_map.hpp"
 #include "common/metrics.hpp"
+#include "common/release_times.hpp"
 #include "l2/pending_fills.hpp"
 #include "l2/tag_array.hpp"
 #include <unordered_map>
@@ -271,6 +273,29 @@ TEST(PendingFills, AgreesWithAMap) {
       ASSERT_EQ(t.size(), ref.size()) << "op " << op;
     }
     for (const auto& [line, fill] : ref) ASSERT_EQ(t.find(line)->value(), fill);
+  }
+}
+
+// MSHR release times (L1D, TLBs) kept sorted agree with a min-heap: bookings mostly in time order
+// with some out of it, releases up to moving times, enough to compact the released front.
+TEST(ReleaseTimes, AgreesWithAMinHeap) {
+  std::mt19937_64 rng(3);
+  ReleaseTimes t;
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> ref;
+  uint64_t now = 0;
+  for (int op = 0; op < 100000; ++op) {
+    if (rng() % 3) {
+      const uint64_t at = now + (rng() % 8 ? 200 + rng() % 50 : rng() % 400);
+      t.add(at), ref.push(at);
+    } else {
+      now += rng() % 60;
+      t.release_until(now);
+      while (!ref.empty() && ref.top() <= now) ref.pop();
+    }
+    ASSERT_EQ(t.size(), ref.size()) << "op " << op;
+    if (!ref.empty()) {
+      ASSERT_EQ(t.earliest(), ref.top()) << "op " << op;
+    }
   }
 }
 

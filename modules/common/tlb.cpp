@@ -24,15 +24,15 @@ Tlb::Lookup Tlb::lookup(uint32_t context, uint64_t vpn, uint64_t at) {
 }
 
 uint64_t Tlb::mshr_free_at(uint64_t at) {
-  while (!mshr_release_.empty() && mshr_release_.top() <= at) mshr_release_.pop();
+  mshr_release_.release_until(at);
   if (mshr_release_.size() < p_.mshrs) return at;
   ++stats_.mshr_full_waits;
-  return mshr_release_.top();
+  return mshr_release_.earliest();
 }
 
 void Tlb::fill(uint32_t context, uint64_t vpn, uint64_t frame, uint64_t at, uint64_t ready) {
-  while (!mshr_release_.empty() && mshr_release_.top() <= at) mshr_release_.pop();
-  mshr_release_.push(ready);
+  mshr_release_.release_until(at);
+  mshr_release_.add(ready);
   const uint64_t key = key_of(context, vpn);
   // Victim: the entry itself (refilled), an invalid one, else the LRU entry whose translation is
   // done; a set full of pending translations cannot take it.

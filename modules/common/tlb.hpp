@@ -5,8 +5,9 @@
 // the owner's clock; the loosely timed model knows each fill time when the miss is sent.
 #include <cstddef>
 #include <cstdint>
-#include <queue>
 #include <vector>
+
+#include "common/release_times.hpp"
 
 namespace mpgpu {
 
@@ -57,7 +58,7 @@ class Tlb {
   TlbParams p_;
   uint32_t sets_;
   std::vector<Entry> entries_;
-  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> mshr_release_;
+  ReleaseTimes mshr_release_;  // when each MSHR in use is freed
   uint64_t stamp_ = 0;
   TlbStats stats_;
 };

@@ -26,15 +26,15 @@ L1dCache::Lookup L1dCache::lookup(uint64_t line, uint64_t at) {
 }
 
 uint64_t L1dCache::mshr_free_at(uint64_t at) {
-  while (!mshr_release_.empty() && mshr_release_.top() <= at) mshr_release_.pop();
+  mshr_release_.release_until(at);
   if (mshr_release_.size() < p_.mshrs) return at;
   ++mshr_full_;
-  return mshr_release_.top();
+  return mshr_release_.earliest();
 }
 
 void L1dCache::miss(uint64_t line, uint64_t at, uint64_t fill, bool allocate) {
-  while (!mshr_release_.empty() && mshr_release_.top() <= at) mshr_release_.pop();
-  mshr_release_.push(fill);
+  mshr_release_.release_until(at);
+  mshr_release_.add(fill);
   mshr_busy_ += fill - at;
   if (track_) outstanding_.add(at, fill);
   if (!allocate) return;
