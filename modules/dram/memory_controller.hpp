@@ -55,7 +55,7 @@ class MemoryController : public sc_core::sc_module {
 
   DramParams p_;
   ClockDomain clock_;
-  AddressMap map_;
+  const AddressMap& map_;  // shared with the crossbar and L2: its last decode is usually this request's
   DramChannel channel_;
   ContextCounters by_context_;
 };
