@@ -168,7 +168,7 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
 
   // Row hit: the open row, or (reordering) an earlier activation of the row before its booked PRE.
   // Two buffers: the best fit so far and the one being tried.
-  ColumnCycles fits[2];
+  ColumnCycles* fits = fits_;
   int best = -1;
   const uint64_t tail = column_tail(is_write ? t.WL : t.CL);
   RowWindow* hit = nullptr;

@@ -48,8 +48,6 @@
 #include <deque>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
-
 #include "common/busy_intervals.hpp"
 #include "dram/dram_commands.hpp"
 #include "dram/dram_timing.hpp"
@@ -109,8 +107,9 @@ class DramChannel {
   static constexpr int kMaxFitRounds = 64;        // fit_column_by_rounds: gap search across tables, then the tail
   static constexpr uint64_t kBackfillWindow = 512;  // cycles before the tail searched for gaps
 
-  // Column-command cycles of one request: a line is a few bursts, kept without allocation.
-  using ColumnCycles = boost::container::small_vector<uint64_t, 8>;
+  // Column-command cycles of one request: a line is a few bursts, in buffers the channel reuses
+  // (fits_), so that a push is an inline store.
+  using ColumnCycles = std::vector<uint64_t>;
   // Column commands of one request into `cas` (cleared): earliest cycles >= lower, each <= latest;
   // false (cas left partial) if none fit. `tail`: column_tail(lat) of the tables as booked now,
   // taken once per request (nothing is booked while its row windows are tried).
@@ -143,6 +142,7 @@ class DramChannel {
   uint64_t reads_ = 0, writes_ = 0, bytes_ = 0, hits_ = 0, misses_ = 0, conflicts_ = 0, reordered_ = 0;
   uint64_t bus_busy_ = 0;
   std::vector<DramCommand>* log_ = nullptr;
+  ColumnCycles fits_[2];  // serve(): the best row window's column cycles so far and the one being tried
 };
 
 }  // namespace mpgpu
