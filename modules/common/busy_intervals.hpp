@@ -162,6 +162,13 @@ class BusyIntervals {
     if (e > end_) end_ = e;
   }
   void set_bits(uint64_t s, uint64_t e) {
+    if (e - s <= 64) {  // most bookings (a packet's flits, a burst): one or two words, no loop
+      const uint64_t n = e - s, w = (s - base_) >> 6, off = (s - base_) & 63;
+      const uint64_t run = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+      word(w) |= run << off;
+      if (off + n > 64) word(w + 1) |= run >> (64 - off);
+      return;
+    }
     for (uint64_t c = s; c < e;) {
       const uint64_t w = (c - base_) >> 6, off = (c - base_) & 63;
       const uint64_t n = std::min<uint64_t>(64 - off, e - c);
