@@ -10,7 +10,7 @@ using sc_core::sc_time;
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map)
     : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
-      tags_(p.sets, p.ways), set_ways_(p.sets) {
+      tags_(p.sets, p.ways), way_fill_(tags_.size()), set_ways_(p.sets) {
   latency_ = p.latency_clock_mhz > 0 ? ClockDomain(p.latency_clock_mhz).cycles(p.hit_latency_cycles)
                                      : clock.cycles(p.hit_latency_cycles);
   mem_in.register_b_transport(this, &L2Slice::b_transport);
@@ -28,25 +28,42 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time start = clock_.cycles(double(slot));
   const sc_time ready = start + latency_;
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
-  // A miss to this line is already on its way: the MSHR merges the request.
-  if (const sc_time* fill = pending_.find(a.line)) {
-    if (*fill > start) {
+  const uint32_t context = ext ? ext->context : 0;
+  // A miss to this line is already on its way: the MSHR merges the request. Mostly the line is
+  // resident and its way holds the fill time; a line whose way another miss took before its fill
+  // came back waits in evicted_fills_ (merging re-allocates it, as looking it up always did).
+  if (evicted_fills_.size() > 0) {
+    if (const sc_time* f = evicted_fills_.find(a.line)) {
+      const sc_time fill = *f;
+      evicted_fills_.erase(a.line);
+      if (fill > start) {
+        ++merged_;
+        size_t way;
+        uint64_t replaced;
+        tags_.access(a.set, a.line, writes, nullptr, 0, nullptr, &way, &replaced);
+        retire_way(way, replaced, now);
+        way_fill_[way] = fill;
+        delay = std::max(fill, ready) - now;
+        return;
+      }
+    }
+  }
+  uint64_t victim, replaced;
+  uint32_t victim_owner;
+  size_t way;
+  if (tags_.access(a.set, a.line, writes, &victim, context, &victim_owner, &way, &replaced)) {
+    if (way_fill_[way] > start) {
       ++merged_;
-      tags_.access(a.set, a.line, writes, nullptr);
-      delay = std::max(*fill, ready) - now;
+      delay = std::max(way_fill_[way], ready) - now;
       return;
     }
-    pending_.erase(a.line);
-  }
-  uint64_t victim;
-  uint32_t victim_owner;
-  const uint32_t context = ext ? ext->context : 0;
-  if (tags_.access(a.set, a.line, writes, &victim, context, &victim_owner)) {
+    way_fill_[way] = sc_core::SC_ZERO_TIME;  // filled by then: a hit, and no longer pending
     ++hits_;
     delay = ready - now;
     return;
   }
   ++misses_;
+  retire_way(way, replaced, now);
   if (victim_owner != TagArray::kNoOwner) by_context_.displaced(context, victim_owner);
   if (victim != TagArray::kInvalid) write_back(victim, start, victim_owner);
   if (gp.is_write()) {
@@ -62,13 +79,39 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     write_fetch_gp_.set_address(gp.get_address());
     write_fetch_gp_.set_data_ptr(gp.get_data_ptr());
     write_fetch_gp_.set_data_length(p_.line_bytes);
-    delay = std::max(now + wd, fetch(write_fetch_gp_, a.set, a.line, ready, now)) - now;
+    delay = std::max(now + wd, fetch(write_fetch_gp_, a.set, way, ready, now)) - now;
     return;
   }
-  delay = fetch(gp, a.set, a.line, ready, now) - now;
+  delay = fetch(gp, a.set, way, ready, now) - now;
 }
 
-sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line, const sc_time& ready, const sc_time& now) {
+void L2Slice::retire_way(size_t way, uint64_t replaced, const sc_time& now) {
+  // The line that held the way may still be on its way: later requests for it still merge. Not
+  // once its fill is done by now (every later request starts at or after now).
+  if (replaced != TagArray::kInvalid && way_fill_[way] > now) {
+    evicted_fills_.set(replaced, way_fill_[way]);
+    if (evicted_fills_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per eviction
+      evicted_fills_.forget_done(now);
+      sweep_at_ = std::max<size_t>(2 * evicted_fills_.size(), 4 * size_t(p_.mshrs) + 64);
+    }
+  }
+  way_fill_[way] = sc_core::SC_ZERO_TIME;
+}
+
+void L2Slice::install(uint32_t set, uint64_t line) {
+  size_t way;
+  uint64_t replaced;
+  if (!tags_.access(set, line, false, nullptr, 0, nullptr, &way, &replaced)) {
+    retire_way(way, replaced, sc_core::sc_time_stamp());
+    if (const sc_time* f = evicted_fills_.find(line)) {  // still on its way: requests merge into it
+      way_fill_[way] = *f;
+      evicted_fills_.erase(line);
+    }
+  }
+  tags_.clean(set, line);
+}
+
+sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, size_t way, const sc_time& ready, const sc_time& now) {
   // The miss needs an MSHR and a way of its set not already reserved for another line in flight
   // (a set whose ways all await fills cannot take it: a reservation failure).
   sc_time send = ready;
@@ -86,11 +129,7 @@ sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line
   mshrs_.hold(fill);
   set_ways_[set].hold(fill);
   mshr_busy_ += fill - send;
-  pending_.set(line, fill);
-  if (pending_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per miss
-    pending_.forget_done(now);
-    sweep_at_ = std::max<size_t>(2 * pending_.size(), 4 * size_t(p_.mshrs) + 64);
-  }
+  way_fill_[way] = fill;
   return fill;
 }
 

@@ -44,7 +44,7 @@ class L2Slice : public sc_core::sc_module {
   L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map);
 
   // Functional fill (no time): the line becomes resident and clean, as a copy engine leaves it.
-  void install(uint32_t set, uint64_t line) { tags_.install(set, line); }
+  void install(uint32_t set, uint64_t line);
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   uint64_t merged() const { return merged_; }
@@ -61,10 +61,19 @@ class L2Slice : public sc_core::sc_module {
   ClockDomain clock_;
   const AddressMap& map_;
   TagArray tags_;
+  // Per way of tags_: when the fill of its line comes back from DRAM (zero: not pending). Merged
+  // requests find it with the tag lookup, with no table of their own.
+  std::vector<sc_core::sc_time> way_fill_;
+  // Lines whose way another miss took while their fill was still on its way (line -> fill).
+  PendingFills evicted_fills_;
+  size_t sweep_at_ = 64;
+  // A miss took `way` from `replaced`: its pending fill, if any, goes to evicted_fills_.
+  void retire_way(size_t way, uint64_t replaced, const sc_core::sc_time& now);
   void write_back(uint64_t line, const sc_core::sc_time& at, uint32_t owner);
   ContextCounters by_context_;
-  // Sends `gp` to DRAM after an MSHR and a way of `set` are free (from `ready`); returns the fill.
-  sc_core::sc_time fetch(tlm::tlm_generic_payload& gp, uint32_t set, uint64_t line, const sc_core::sc_time& ready,
+  // Sends `gp` to DRAM after an MSHR and a way of `set` are free (from `ready`); returns the fill,
+  // also recorded for the line's way `way`.
+  sc_core::sc_time fetch(tlm::tlm_generic_payload& gp, uint32_t set, size_t way, const sc_core::sc_time& ready,
                          const sc_core::sc_time& now);
   sc_core::sc_time latency_;  // hit latency
   tlm::tlm_generic_payload wb_gp_, write_fetch_gp_;
@@ -83,8 +92,6 @@ class L2Slice : public sc_core::sc_module {
   };
   HeldUntil mshrs_;
   std::vector<HeldUntil> set_ways_;
-  PendingFills pending_;  // line -> fill time
-  size_t sweep_at_ = 64;
   sc_core::sc_time mshr_busy_;
   uint64_t hits_ = 0, misses_ = 0, merged_ = 0, writebacks_ = 0, mshr_full_ = 0, set_full_ = 0;
 };

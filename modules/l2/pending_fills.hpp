@@ -1,7 +1,8 @@
 #pragma once
-// The L2 slice's lines on their way from DRAM (line -> fill time), which later misses to the same
-// line merge into. An open-addressing table (linear probing, deletion by backward shift) in one
-// array: std::unordered_map allocated a node per miss and chased a pointer per lookup.
+// Lines on their way from DRAM (line -> fill time) that later requests to the same line merge
+// into: the L2 slice keeps here those whose way another miss took before the fill came back (a
+// resident line's fill time sits with its way). An open-addressing table (linear probing,
+// deletion by backward shift) in one array: no node allocation per entry, no pointer chase.
 #include <systemc>
 
 #include <cstdint>

@@ -19,8 +19,10 @@ class TagArray {
   // *evicted (when given), for the write-back.
   // `owner`: the context filling the line; *victim_owner (when given): the context whose valid
   // line was evicted, kNoOwner if none. *evicted_owner: the owner of the dirty line written back.
+  // *way (when given): the index (set x ways + way) of the way hit or allocated; *replaced (when
+  // given): on a miss, the line that way held before (kInvalid if none).
   bool access(uint32_t set, uint64_t line, bool write, uint64_t* evicted, uint32_t owner = 0,
-              uint32_t* victim_owner = nullptr);
+              uint32_t* victim_owner = nullptr, size_t* way = nullptr, uint64_t* replaced = nullptr);
   bool contains(uint32_t set, uint64_t line) const;
   // Makes `line` resident and clean (most recently used); a dirty victim's data is dropped: a
   // functional fill, used for copies that write the same data to DRAM.
@@ -31,6 +33,7 @@ class TagArray {
   // Marks `line` clean (its data was written through), if present.
   void clean(uint32_t set, uint64_t line);
   uint32_t sets() const { return sets_; }
+  size_t size() const { return tags_.size(); }  // ways in all (way indices run below it)
   uint32_t ways() const { return ways_; }
 
  private:
