@@ -14,9 +14,7 @@
 #include "common/address_map.hpp"
 #include "common/metrics.hpp"
 #include "common/release_times.hpp"
-#include "l2/pending_fills.hpp"
 #include "l2/tag_array.hpp"
-#include <unordered_map>
 #include "workload/kernel.hpp"
 
 using namespace mpgpu;
@@ -239,41 +237,6 @@ TEST(TagArray, LruEvictsLeastRecentlyUsed) {
   EXPECT_TRUE(t.contains(0, 1));
   EXPECT_FALSE(t.contains(0, 2));
   EXPECT_TRUE(t.access(0, 3));
-}
-
-// The L2's table of lines on their way agrees with a std::unordered_map over random sets, erases,
-// finds and sweeps (a few hundred lines reused often: probe runs, deletions inside them, growth).
-TEST(PendingFills, AgreesWithAMap) {
-  auto at = [](uint64_t ps) { return sc_core::sc_time::from_value(ps); };
-  for (const uint64_t lines : {40u, 300u}) {  // a small table (runs wrap its end often) and a grown one
-    std::mt19937_64 rng(lines);
-    PendingFills t;
-    std::unordered_map<uint64_t, uint64_t> ref;
-    for (int op = 0; op < 200000; ++op) {
-      const uint64_t line = op % 3 ? rng() % lines : rng() >> 8;  // few lines often, or any
-      const int what = int(rng() % 10);
-      if (what < 4) {
-        const uint64_t fill = rng() % 1000;
-        t.set(line, at(fill));
-        ref[line] = fill;
-      } else if (what < 7) {
-        t.erase(line);
-        ref.erase(line);
-      } else if (what == 9 && rng() % 50 == 0) {
-        const uint64_t now = rng() % 1000;
-        t.forget_done(at(now));
-        for (auto it = ref.begin(); it != ref.end();) it = it->second <= now ? ref.erase(it) : std::next(it);
-      }
-      const sc_core::sc_time* got = t.find(line);
-      const auto want = ref.find(line);
-      ASSERT_EQ(got != nullptr, want != ref.end()) << "op " << op;
-      if (got) {
-        ASSERT_EQ(got->value(), want->second) << "op " << op;
-      }
-      ASSERT_EQ(t.size(), ref.size()) << "op " << op;
-    }
-    for (const auto& [line, fill] : ref) ASSERT_EQ(t.find(line)->value(), fill);
-  }
 }
 
 // MSHR release times (L1D, TLBs) kept sorted agree with a min-heap: bookings mostly in time order

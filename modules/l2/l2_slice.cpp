@@ -10,7 +10,7 @@ using sc_core::sc_time;
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map)
     : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
-      tags_(p.sets, p.ways), way_fill_(tags_.size()), set_ways_(p.sets) {
+      tags_(p.sets, p.ways), way_fill_(tags_.size()), evicted_(p.sets), set_ways_(p.sets) {
   latency_ = p.latency_clock_mhz > 0 ? ClockDomain(p.latency_clock_mhz).cycles(p.hit_latency_cycles)
                                      : clock.cycles(p.hit_latency_cycles);
   mem_in.register_b_transport(this, &L2Slice::b_transport);
@@ -31,22 +31,16 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint32_t context = ext ? ext->context : 0;
   // A miss to this line is already on its way: the MSHR merges the request. Mostly the line is
   // resident and its way holds the fill time; a line whose way another miss took before its fill
-  // came back waits in evicted_fills_ (merging re-allocates it, as looking it up always did).
-  if (evicted_fills_.size() > 0) {
-    if (const sc_time* f = evicted_fills_.find(a.line)) {
-      const sc_time fill = *f;
-      evicted_fills_.erase(a.line);
-      if (fill > start) {
-        ++merged_;
-        size_t way;
-        uint64_t replaced;
-        tags_.access(a.set, a.line, writes, nullptr, 0, nullptr, &way, &replaced);
-        retire_way(way, replaced, now);
-        way_fill_[way] = fill;
-        delay = std::max(fill, ready) - now;
-        return;
-      }
-    }
+  // came back waits in evicted_ (merging re-allocates it, as looking it up always did).
+  if (sc_time fill; !evicted_[a.set].empty() && take_evicted(a.set, a.line, now, fill) && fill > start) {
+    ++merged_;
+    size_t way;
+    uint64_t replaced;
+    tags_.access(a.set, a.line, writes, nullptr, 0, nullptr, &way, &replaced);
+    retire_way(a.set, way, replaced, now);
+    way_fill_[way] = fill;
+    delay = std::max(fill, ready) - now;
+    return;
   }
   uint64_t victim, replaced;
   uint32_t victim_owner;
@@ -63,7 +57,7 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     return;
   }
   ++misses_;
-  retire_way(way, replaced, now);
+  retire_way(a.set, way, replaced, now);
   if (victim_owner != TagArray::kNoOwner) by_context_.displaced(context, victim_owner);
   if (victim != TagArray::kInvalid) write_back(victim, start, victim_owner);
   if (gp.is_write()) {
@@ -85,28 +79,37 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   delay = fetch(gp, a.set, way, ready, now) - now;
 }
 
-void L2Slice::retire_way(size_t way, uint64_t replaced, const sc_time& now) {
+void L2Slice::retire_way(uint32_t set, size_t way, uint64_t replaced, const sc_time& now) {
   // The line that held the way may still be on its way: later requests for it still merge. Not
   // once its fill is done by now (every later request starts at or after now).
-  if (replaced != TagArray::kInvalid && way_fill_[way] > now) {
-    evicted_fills_.set(replaced, way_fill_[way]);
-    if (evicted_fills_.size() > sweep_at_) {  // drop fills that are done; amortized O(1) per eviction
-      evicted_fills_.forget_done(now);
-      sweep_at_ = std::max<size_t>(2 * evicted_fills_.size(), 4 * size_t(p_.mshrs) + 64);
+  if (replaced != TagArray::kInvalid && way_fill_[way] > now) evicted_[set].push_back({replaced, way_fill_[way]});
+  way_fill_[way] = sc_core::SC_ZERO_TIME;
+}
+
+bool L2Slice::take_evicted(uint32_t set, uint64_t line, const sc_time& now, sc_time& fill) {
+  // A set's list is short (its lines evicted while in flight); fills done by now leave as it is read.
+  std::vector<EvictedFill>& list = evicted_[set];
+  bool found = false;
+  for (size_t i = 0; i < list.size();) {
+    const bool match = list[i].line == line;
+    if (match) fill = list[i].fill, found = true;
+    if (match || list[i].fill <= now) {
+      list[i] = list.back();
+      list.pop_back();
+    } else {
+      ++i;
     }
   }
-  way_fill_[way] = sc_core::SC_ZERO_TIME;
+  return found;
 }
 
 void L2Slice::install(uint32_t set, uint64_t line) {
   size_t way;
   uint64_t replaced;
   if (!tags_.access(set, line, false, nullptr, 0, nullptr, &way, &replaced)) {
-    retire_way(way, replaced, sc_core::sc_time_stamp());
-    if (const sc_time* f = evicted_fills_.find(line)) {  // still on its way: requests merge into it
-      way_fill_[way] = *f;
-      evicted_fills_.erase(line);
-    }
+    const sc_time now = sc_core::sc_time_stamp();
+    retire_way(set, way, replaced, now);
+    if (sc_time fill; take_evicted(set, line, now, fill)) way_fill_[way] = fill;  // still on its way: requests merge
   }
   tags_.clean(set, line);
 }

@@ -16,7 +16,6 @@
 #include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
 #include "common/context_counters.hpp"
-#include "l2/pending_fills.hpp"
 #include "l2/tag_array.hpp"
 
 namespace mpgpu {
@@ -64,11 +63,16 @@ class L2Slice : public sc_core::sc_module {
   // Per way of tags_: when the fill of its line comes back from DRAM (zero: not pending). Merged
   // requests find it with the tag lookup, with no table of their own.
   std::vector<sc_core::sc_time> way_fill_;
-  // Lines whose way another miss took while their fill was still on its way (line -> fill).
-  PendingFills evicted_fills_;
-  size_t sweep_at_ = 64;
-  // A miss took `way` from `replaced`: its pending fill, if any, goes to evicted_fills_.
-  void retire_way(size_t way, uint64_t replaced, const sc_core::sc_time& now);
+  // Per set: its lines whose way another miss took while their fill was still on its way.
+  struct EvictedFill {
+    uint64_t line;
+    sc_core::sc_time fill;
+  };
+  std::vector<std::vector<EvictedFill>> evicted_;
+  // A miss took `way` of `set` from `replaced`: its pending fill, if any, goes to evicted_.
+  void retire_way(uint32_t set, size_t way, uint64_t replaced, const sc_core::sc_time& now);
+  // Takes `line` out of evicted_[set] (true: found, *fill its fill time); drops fills done by now.
+  bool take_evicted(uint32_t set, uint64_t line, const sc_core::sc_time& now, sc_core::sc_time& fill);
   void write_back(uint64_t line, const sc_core::sc_time& at, uint32_t owner);
   ContextCounters by_context_;
   // Sends `gp` to DRAM after an MSHR and a way of `set` are free (from `ready`); returns the fill,
