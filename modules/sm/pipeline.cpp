@@ -52,7 +52,6 @@ void SmPipeline::file(ReadySet& r, uint64_t bit, Warp& w) {
     r.bits |= bit;
   } else if (w.ready - cycle_ < 64) {
     r.wheel[w.ready & 63] |= bit;
-    r.occupied |= uint64_t{1} << (w.ready & 63);
     w.wheel_at = w.ready;
   } else {
     r.far |= bit;
@@ -71,11 +70,7 @@ void SmPipeline::track(uint32_t wid, Warp& w) {
   r.bits &= ~bit;
   if (r.far & bit) r.far_exact = false;  // far_min may be this warp's old wake-up
   r.far &= ~bit;
-  if (r.occupied >> (w.wheel_at & 63) & 1) {  // harmless when it already left that slot
-    uint64_t& slot = r.wheel[w.wheel_at & 63];
-    slot &= ~bit;
-    if (!slot) r.occupied &= ~(uint64_t{1} << (w.wheel_at & 63));
-  }
+  r.wheel[w.wheel_at & 63] &= ~bit;  // harmless when it already left that slot
   file(r, bit, w);
 }
 
@@ -104,18 +99,7 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
   }
   if (r.promoted >= cycle_) return;
   const uint64_t from = std::max(r.promoted + 1, cycle_ >= 63 ? cycle_ - 63 : 0);
-  // The occupied slots of cycles [from, cycle_] (at most the 64 of the wheel), in any order: each
-  // only ORs into the ready bits.
-  const uint64_t n = cycle_ - from + 1;
-  const uint64_t span = n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-  const unsigned rot = unsigned(from & 63);
-  const uint64_t range = rot ? (span << rot) | (span >> (64 - rot)) : span;
-  for (uint64_t m = r.occupied & range; m; m &= m - 1) {
-    const unsigned k = unsigned(__builtin_ctzll(m));
-    r.bits |= r.wheel[k];
-    r.wheel[k] = 0;
-  }
-  r.occupied &= ~range;
+  for (uint64_t c = from; c <= cycle_; ++c) promote_slot(r, c);
   r.promoted = cycle_;
   if (cycle_ >= r.far_min) {  // some loads are back: refile the far warps
     uint64_t far = r.far;
@@ -358,11 +342,11 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   const WarpScheduler& sched = *schedulers_[s];
   const ReadySet& r = slots_[s].ready;
   SchedulerState st{kNever, -1, nullptr};
-  // The earliest operand or fetch wake-up: the first occupied wheel slot of cycles after this one
-  // (the 63 ahead; this cycle's was promoted).
-  const unsigned next = unsigned((cycle_ + 1) & 63);
-  const uint64_t ahead = (next ? (r.occupied >> next) | (r.occupied << (64 - next)) : r.occupied) & (~uint64_t{0} >> 1);
-  if (ahead) st.wake = cycle_ + 1 + uint64_t(__builtin_ctzll(ahead));
+  for (uint64_t c = cycle_ + 1; c < cycle_ + 64; ++c)  // the earliest operand or fetch wake-up
+    if (r.wheel[c & 63]) {
+      st.wake = c;
+      break;
+    }
   if (r.far && r.far_exact)
     st.wake = std::min(st.wake, r.far_min);
   else

@@ -237,9 +237,7 @@ class SmPipeline {
   // warp ready within the next 64 cycles waits in the wheel slot of that cycle, a later one
   // (a load from memory) in `far`, rescanned when the earliest of them is due.
   struct ReadySet {
-    uint64_t bits = 0;
-    uint64_t occupied = 0;  // bit k: wheel[k] holds warps (a cycle with none leaves the wheel untouched)
-    uint64_t far = 0;
+    uint64_t bits = 0, far = 0;
     uint64_t far_min = ~uint64_t{0};  // at most the far warps' earliest wake-up; equal while far_exact
     uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
     uint64_t layout = ~uint64_t{0};  // the scheduler layout the bits are for
@@ -264,11 +262,8 @@ class SmPipeline {
   void promote_ready_slow(uint32_t s);
   // The warps due at cycle `c` move from its wheel slot to the ready bits.
   static void promote_slot(ReadySet& r, uint64_t c) {
-    const uint64_t k = c & 63;
-    if (!(r.occupied >> k & 1)) return;
-    r.bits |= r.wheel[k];
-    r.wheel[k] = 0;
-    r.occupied &= ~(uint64_t{1} << k);
+    r.bits |= r.wheel[c & 63];
+    r.wheel[c & 63] = 0;
   }
   // Issues warp `wid` (its operands ready) if its unit is free; counts the issues.
   [[gnu::always_inline]] inline bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t& first);
