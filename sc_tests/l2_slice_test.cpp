@@ -8,12 +8,12 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include "common/address_map.hpp"
 #include "common/clock.hpp"
 #include "l2/l2_slice.hpp"
+#include "test_initiator.hpp"
 
 using namespace mpgpu;
 
@@ -38,11 +38,7 @@ struct L2Rig {
   AddressMap map;
   std::unique_ptr<L2Slice> l2;
   std::unique_ptr<SlowMemory> mem;
-  struct Sender : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Sender> out;
-    explicit Sender(sc_core::sc_module_name n) : sc_module(n), out("out") {}
-  };
-  std::unique_ptr<Sender> src;
+  std::unique_ptr<test::TestInitiator> src;
 
   explicit L2Rig(uint32_t ways) : map([] {
       AddressMapParams a;
@@ -56,7 +52,7 @@ struct L2Rig {
     p.mshrs = 8;
     l2 = std::make_unique<L2Slice>("l2", p, ClockDomain(1000), map);
     mem = std::make_unique<SlowMemory>("mem");
-    src = std::make_unique<Sender>("src");
+    src = std::make_unique<test::TestInitiator>("src");
     l2->mem_out.bind(mem->in);
     src->out.bind(l2->mem_in);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // end elaboration: sockets bound

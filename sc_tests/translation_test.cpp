@@ -12,7 +12,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include "common/tlb.hpp"
@@ -21,6 +20,7 @@
 #include "fill_unit/memory_manager.hpp"
 #include "pipeline_rig.hpp"
 #include "platform/platform_config.hpp"
+#include "test_initiator.hpp"
 #include "test_util.hpp"
 
 using namespace mpgpu;
@@ -237,11 +237,7 @@ struct FillRig {
   FillUnitParams p;
   std::unique_ptr<FillUnit> fu;
   std::unique_ptr<PteMemory> mem;
-  struct Sender : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Sender> out;
-    explicit Sender(sc_core::sc_module_name n) : sc_module(n), out("out") {}
-  };
-  std::unique_ptr<Sender> sm;
+  std::unique_ptr<test::TestInitiator> sm;
 
   explicit FillRig(const std::function<void(FillUnitParams&)>& tweak = {}) : mm({4096, uint64_t{1} << 30}, map) {
     p.l2_tlb = {16, 4, 10, 8};
@@ -249,7 +245,7 @@ struct FillRig {
     if (tweak) tweak(p);
     fu = std::make_unique<FillUnit>("fill_unit", p, ClockDomain(1000), mm);
     mem = std::make_unique<PteMemory>("mem");
-    sm = std::make_unique<Sender>("sm");
+    sm = std::make_unique<test::TestInitiator>("sm");
     fu->mem_out.bind(mem->in);
     sm->out.bind(fu->walk_in);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // end elaboration: sockets bound
