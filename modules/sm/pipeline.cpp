@@ -629,7 +629,7 @@ uint64_t SmPipeline::run_until(uint64_t limit) {
       step = next == kNever ? limit - cycle_ : std::clamp<uint64_t>(next - cycle_, 1, limit - cycle_);
     }
     stats_.issue_cycles += n_issued;
-    account_stalls(issued, step);
+    if (n_issued < slots_.size()) account_stalls(issued, step);  // every scheduler issued: no stall to count
     cycle_ += step;
     if (!finished_.empty()) break;
   }
