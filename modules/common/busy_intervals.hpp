@@ -78,13 +78,10 @@ class BusyIntervals {
     }
     const uint64_t span = (count - 1) * stride + len;
     cover(s, s + span);
-    if (span <= 64) {  // the pieces as one pattern, ORed into the one or two words it covers
+    if (span <= 64) {  // the pieces as one pattern
       uint64_t pattern = 0;
       for (uint64_t k = 0; k < count; ++k) pattern |= ((uint64_t{1} << len) - 1) << (k * stride);
-      const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
-      word(w) |= pattern << off;
-      if (off && (pattern >> (64 - off))) word(w + 1) |= pattern >> (64 - off);
-      return;
+      return set_pattern(s, pattern);
     }
     for (uint64_t k = 0; k < count; ++k, s += stride) set_bits(s, s + len);
   }
@@ -161,14 +158,15 @@ class BusyIntervals {
     while (base_ + 64 * count_ < e) push_back();
     if (e > end_) end_ = e;
   }
+  // Bit i of `pattern` books cycle s + i: ORed into the one or two words it covers.
+  void set_pattern(uint64_t s, uint64_t pattern) {
+    const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
+    word(w) |= pattern << off;
+    if (off && (pattern >> (64 - off))) word(w + 1) |= pattern >> (64 - off);
+  }
   void set_bits(uint64_t s, uint64_t e) {
-    if (e - s <= 64) {  // most bookings (a packet's flits, a burst): one or two words, no loop
-      const uint64_t n = e - s, w = (s - base_) >> 6, off = (s - base_) & 63;
-      const uint64_t run = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-      word(w) |= run << off;
-      if (off + n > 64) word(w + 1) |= run >> (64 - off);
-      return;
-    }
+    if (e - s <= 64)  // most bookings (a packet's flits, a burst): one or two words, no loop
+      return set_pattern(s, e - s == 64 ? ~uint64_t{0} : (uint64_t{1} << (e - s)) - 1);
     for (uint64_t c = s; c < e;) {
       const uint64_t w = (c - base_) >> 6, off = (c - base_) & 63;
       const uint64_t n = std::min<uint64_t>(64 - off, e - c);
