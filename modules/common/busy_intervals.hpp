@@ -81,7 +81,7 @@ class BusyIntervals {
     if (span <= 64) {  // the pieces as one pattern
       uint64_t pattern = 0;
       for (uint64_t k = 0; k < count; ++k) pattern |= ((uint64_t{1} << len) - 1) << (k * stride);
-      return set_pattern(s, pattern);
+      return set_pattern(s, pattern, span);
     }
     for (uint64_t k = 0; k < count; ++k, s += stride) set_bits(s, s + len);
   }
@@ -158,15 +158,16 @@ class BusyIntervals {
     while (base_ + 64 * count_ < e) push_back();
     if (e > end_) end_ = e;
   }
-  // Bit i of `pattern` books cycle s + i: ORed into the one or two words it covers.
-  void set_pattern(uint64_t s, uint64_t pattern) {
+  // Bit i of `pattern` (its `span` <= 64 low bits) books cycle s + i: ORed into the one or two
+  // words it covers.
+  void set_pattern(uint64_t s, uint64_t pattern, uint64_t span) {
     const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
     word(w) |= pattern << off;
-    if (off && (pattern >> (64 - off))) word(w + 1) |= pattern >> (64 - off);
+    if (off + span > 64) word(w + 1) |= pattern >> (64 - off);
   }
   void set_bits(uint64_t s, uint64_t e) {
     if (e - s <= 64)  // most bookings (a packet's flits, a burst): one or two words, no loop
-      return set_pattern(s, e - s == 64 ? ~uint64_t{0} : (uint64_t{1} << (e - s)) - 1);
+      return set_pattern(s, e - s == 64 ? ~uint64_t{0} : (uint64_t{1} << (e - s)) - 1, e - s);
     for (uint64_t c = s; c < e;) {
       const uint64_t w = (c - base_) >> 6, off = (c - base_) & 63;
       const uint64_t n = std::min<uint64_t>(64 - off, e - c);
