@@ -30,28 +30,12 @@ bool DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, 
   // Gaps further back than the backfill window are not searched: a real controller's queue
   // holds a bounded backlog, and the search would otherwise walk the whole booked schedule.
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower;
-  if (p_.timing.CCD > 64 || burst > 64) {  // windows longer than a word: one burst at a time
-    for (uint32_t k = 0; k < bursts; ++k, c += step) {
-      c = fit_column(c, latest, lat, burst, tail);  // > latest: none fits
-      if (c > latest) return false;
-      cas.push_back(c);
-    }
-    return true;
-  }
-  // fit_column for each burst, sharing its word of fitting starts: the bursts of a line mostly
-  // land in one word, searched once. From the tail on every start fits.
-  uint64_t base = 0, ok = 0;  // bit i: a column command fits at base + i
-  bool read = false;
+  // The bursts of a line mostly land in one word of fitting starts, read once for all of them.
+  StartsWord word;
+  const bool wide = p_.timing.CCD > 64 || burst > 64;  // windows longer than a word
   for (uint32_t k = 0; k < bursts; ++k, c += step) {
-    while (c < tail) {
-      if (c > latest) return false;
-      if (!read || c < base || c >= base + 64) base = c, ok = column_starts(c, lat, burst), read = true;
-      if (const uint64_t m = ok >> (c - base)) {
-        c += uint64_t(__builtin_ctzll(m));
-        break;
-      }
-      c = base + 64;
-    }
+    c = wide ? fit_column_by_rounds(c, latest, lat, burst, tail)
+             : fit_column(c, latest, lat, burst, tail, word);  // > latest: none fits
     if (c > latest) return false;
     cas.push_back(c);
   }
@@ -75,24 +59,25 @@ uint64_t DramChannel::first_column_cycle(uint64_t c, bool is_write, bool by_roun
   const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
   const uint64_t tail = column_tail(lat);
   if (tail > kBackfillWindow) c = std::max(c, tail - kBackfillWindow);  // as fit_columns starts
-  return by_rounds ? fit_column_by_rounds(c, kOpen, lat, burst, tail) : fit_column(c, kOpen, lat, burst, tail);
+  StartsWord word;
+  const bool wide = p_.timing.CCD > 64 || burst > 64;
+  return by_rounds || wide ? fit_column_by_rounds(c, kOpen, lat, burst, tail) : fit_column(c, kOpen, lat, burst, tail, word);
 }
 
-uint64_t DramChannel::fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const {
-  const uint64_t ccd = p_.timing.CCD;
-  if (ccd > 64 || burst > 64) return fit_column_by_rounds(c, latest, lat, burst, tail);
-  // Most commands fit right at c (on the memory-bound example 60% come after every booking, 18%
-  // more find all three tables free there): the word search is for the rest.
-  if (c >= tail || (data_bus_.free(c + lat, burst) && command_bus_.free(c, 1) && column_spacing_.free(c, ccd))) return c;
+inline uint64_t DramChannel::fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail,
+                                 StartsWord& word) const {
   // The first cycle from c at which the command bus, the tCCD window and the data bus all accept
-  // the command: their free starts ANDed, 64 cycles a step, the data bus first (under load it
-  // rules out whole words). A write's data (after WL) lands among reads' (after CL): the gap
-  // searches of the tables one after the other bounced between them, this takes a word at once.
-  // From the tail on every table is free, so the search ends there at the latest.
-  for (;; c += 64) {
+  // the command: their free starts ANDed, 64 cycles a step (most commands fit right at c). A
+  // write's data (after WL) lands among reads' (after CL): the gap searches of the tables one
+  // after the other bounced between them, this takes a word at once. From the tail on every
+  // table is free, so the search ends there at the latest.
+  while (c < tail) {
     if (c > latest) return c;
-    if (const uint64_t ok = column_starts(c, lat, burst)) return c + uint64_t(__builtin_ctzll(ok));
+    if (!word.read || c < word.base || c >= word.base + 64) word = {c, column_starts(c, lat, burst), true};
+    if (const uint64_t m = word.ok >> (c - word.base)) return c + uint64_t(__builtin_ctzll(m));
+    c = word.base + 64;
   }
+  return c;
 }
 
 uint64_t DramChannel::fit_column_by_rounds(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const {

@@ -118,9 +118,18 @@ class DramChannel {
   // From here on all three tables are free for a column command whose data follows it by `lat`
   // (a search that keeps bouncing between gaps of different tables goes there).
   uint64_t column_tail(uint64_t lat) const;
+  // A word of column_starts() kept between the bursts of one request (bit i of ok: a column
+  // command fits at base + i), as the tables are not booked in between.
+  struct StartsWord {
+    uint64_t base = 0, ok = 0;
+    bool read = false;
+  };
   // One column command from cycle c: the first cycle from c that the command bus, the tCCD
-  // window and the data bus (from c + lat, `burst` cycles) all accept; > latest when none does by then.
-  uint64_t fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail) const;
+  // window and the data bus (from c + lat, `burst` cycles) all accept; > latest when none does by
+  // then (tCCD and burst at most 64; fit_column_by_rounds otherwise). `word`: the request's word
+  // of fitting starts, read again only when c leaves it.
+  [[gnu::always_inline]] inline uint64_t fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst,
+                                                    uint64_t tail, StartsWord& word) const;  // inline: once per burst
   // Bit i: the command bus, the tCCD window and the data bus (from c + i + lat, `burst` cycles)
   // all accept a column command at c + i (ccd, burst <= 64): their free starts ANDed.
   uint64_t column_starts(uint64_t c, uint64_t lat, uint64_t burst) const;
