@@ -8,6 +8,7 @@
 #include <random>
 #include <map>
 #include <queue>
+#include <set>
 #include <vector>
 
 #include "block_scheduler/left_over.hpp"
@@ -239,25 +240,30 @@ TEST(TagArray, LruEvictsLeastRecentlyUsed) {
   EXPECT_TRUE(t.access(0, 3));
 }
 
-// MSHR release times (L1D, TLBs) kept sorted agree with a min-heap: bookings mostly in time order
-// with some out of it, releases up to moving times, enough to compact the released front.
+// MSHR release times (L1D, TLBs, L2) kept sorted agree with a min-heap, and their k-th latest
+// with a sorted copy: bookings mostly in time order with some out of it, releases up to moving
+// times, enough to compact the released front.
 TEST(ReleaseTimes, AgreesWithAMinHeap) {
   std::mt19937_64 rng(3);
-  ReleaseTimes t;
+  ReleaseTimes<uint64_t> t;
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> ref;
+  std::multiset<uint64_t> held;
   uint64_t now = 0;
   for (int op = 0; op < 100000; ++op) {
     if (rng() % 3) {
       const uint64_t at = now + (rng() % 8 ? 200 + rng() % 50 : rng() % 400);
-      t.add(at), ref.push(at);
+      t.add(at), ref.push(at), held.insert(at);
     } else {
       now += rng() % 60;
       t.release_until(now);
       while (!ref.empty() && ref.top() <= now) ref.pop();
+      held.erase(held.begin(), held.upper_bound(now));
     }
     ASSERT_EQ(t.size(), ref.size()) << "op " << op;
     if (!ref.empty()) {
       ASSERT_EQ(t.earliest(), ref.top()) << "op " << op;
+      const size_t k = rng() % held.size();
+      ASSERT_EQ(t.latest(k), *std::next(held.rbegin(), std::ptrdiff_t(k))) << "op " << op;
     }
   }
 }

@@ -58,7 +58,7 @@ class Tlb {
   TlbParams p_;
   uint32_t sets_;
   std::vector<Entry> entries_;
-  ReleaseTimes mshr_release_;  // when each MSHR in use is freed
+  ReleaseTimes<uint64_t> mshr_release_;  // when each MSHR in use is freed
   uint64_t stamp_ = 0;
   TlbStats stats_;
 };

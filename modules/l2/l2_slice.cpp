@@ -139,25 +139,14 @@ sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, size_t way, c
 // Requests reach the slice out of time order (temporal decoupling), so an entry is free at `at`
 // when fewer than `capacity` fills are still pending then, not when the last booking left one.
 sc_time L2Slice::HeldUntil::free_at(size_t capacity, const sc_time& at, const sc_time& now, bool& waited) {
-  while (head_ < fills_.size() && fills_[head_] <= now) ++head_;  // no request arrives before now
-  if (head_ > 64 && head_ * 2 > fills_.size()) {
-    fills_.erase(fills_.begin(), fills_.begin() + head_);
-    head_ = 0;
-  }
+  fills_.release_until(now);  // no request arrives before now
   // Fills are sorted: `capacity` or more pending after `at` is the capacity-th latest fill being
   // after it, and that fill is when enough of them are done to leave one entry free.
-  if (fills_.size() - head_ < capacity) return at;
-  const sc_time& frees = fills_[fills_.size() - capacity];
+  if (fills_.size() < capacity) return at;
+  const sc_time& frees = fills_.latest(capacity - 1);
   if (frees <= at) return at;
   waited = true;
   return frees;
-}
-
-void L2Slice::HeldUntil::hold(const sc_time& fill) {
-  // Sorted insert, searched from the end: a new fill is mostly among the latest.
-  size_t i = fills_.size();
-  while (i > head_ && fills_[i - 1] > fill) --i;
-  fills_.insert(fills_.begin() + i, fill);
 }
 
 void L2Slice::write_back(uint64_t line, const sc_time& at, uint32_t owner) {

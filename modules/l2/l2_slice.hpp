@@ -16,6 +16,7 @@
 #include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
 #include "common/context_counters.hpp"
+#include "common/release_times.hpp"
 #include "l2/tag_array.hpp"
 
 namespace mpgpu {
@@ -88,11 +89,10 @@ class L2Slice : public sc_core::sc_module {
    public:
     // Earliest time >= at with fewer than `capacity` entries held, forgetting fills done by `now`.
     sc_core::sc_time free_at(size_t capacity, const sc_core::sc_time& at, const sc_core::sc_time& now, bool& waited);
-    void hold(const sc_core::sc_time& fill);
+    void hold(const sc_core::sc_time& fill) { fills_.add(fill); }
 
    private:
-    std::vector<sc_core::sc_time> fills_;
-    size_t head_ = 0;  // fills_[0, head_) are done
+    ReleaseTimes<sc_core::sc_time> fills_;
   };
   HeldUntil mshrs_;
   std::vector<HeldUntil> set_ways_;

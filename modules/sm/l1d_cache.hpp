@@ -62,7 +62,7 @@ class L1dCache {
   // Ways of each set, grown on first use up to p_.ways: memory follows the lines touched, not
   // the configured capacity (a 4096-set x 512-way L1 allocated up front took 50 MB per SM).
   std::vector<std::vector<Way>> sets_;
-  ReleaseTimes mshr_release_;  // when each MSHR in use is freed
+  ReleaseTimes<uint64_t> mshr_release_;  // when each MSHR in use is freed
   uint64_t stamp_ = 0;
   bool track_ = false;
   OccupancyIntegral outstanding_;
