@@ -179,6 +179,39 @@ TEST(BusyIntervals, WindowAndFreeStartsAgreeWithABruteForceBitmap) {
   }
 }
 
+// earliest_in_both (a crossbar packet holding an output and an input port) is the first slot free
+// in both brute-force bitmaps: short waits found by the word walk, backlogs longer than it (the
+// alternating search it hands over to), lengths past 64, and forget points apart.
+TEST(BusyIntervals, EarliestInBothIsTheFirstSlotFreeInBothBitmaps) {
+  std::mt19937 rng(41);
+  MirroredTable a(200000), b(200000);
+  for (int i = 0; i < 6000; ++i) {
+    if (rng() % 70 == 0) a.forget_before(a.floor + rng() % 300);
+    if (rng() % 70 == 0) b.forget_before(b.floor + rng() % 300);
+    MirroredTable& one = rng() % 2 ? a : b;
+    if (rng() % 40 == 0) {  // a backlog: a run of short bookings with gaps too short to fit most packets
+      uint64_t at = one.floor + rng() % 800;
+      for (int k = 0; k < 60; ++k) {
+        const uint64_t len = 1 + rng() % 5, s = one.table.earliest(at, len);
+        one.book(s, len);
+        at = s + len + rng() % 3;
+      }
+    }
+    const uint64_t floor = std::max(a.floor, b.floor);
+    const uint64_t t = floor > 50 && rng() % 5 == 0 ? floor - rng() % 50 : floor + rng() % 2500;
+    const uint64_t l = rng() % 5 ? 1 + rng() % 6 : rng() % 90;
+    auto fits = [&](uint64_t s) {
+      for (uint64_t c = s; c < s + l; ++c)
+        if ((a.busy[c] && c >= a.floor) || (b.busy[c] && c >= b.floor)) return false;  // forgotten: free
+      return true;
+    };
+    uint64_t want = t;
+    while (!fits(want)) ++want;
+    ASSERT_EQ(BusyIntervals::earliest_in_both(a.table, b.table, t, l), want) << "len " << l << " from " << t << " step " << i;
+    if (l > 0 && rng() % 2) a.book(want, l), b.book(want, l);
+  }
+}
+
 // book_strided (a request's bursts in one call) leaves the same table as booking each piece,
 // including pieces before or across the forget point, spans within a word and longer ones, and
 // tables with bookings already.

@@ -55,6 +55,39 @@ class BusyIntervals {
     return s;
   }
 
+  // Earliest s >= t such that [s, s + len) is free in both tables: a packet holding two ports.
+  // The tables' busy words ORed and searched a word at a time (the same answer as alternating
+  // earliest() between them until one accepts the other's slot, without a search per round that
+  // jumps between their gaps), for up to kJointWords words; a longer wait (a backlog such as many
+  // context lines queued on one port) continues with that alternation, whose searches remember
+  // long walks. Both tables keep their words at multiples of 64, so the walk reads aligned words.
+  static uint64_t earliest_in_both(const BusyIntervals& a, const BusyIntervals& b, uint64_t t, uint64_t len) {
+    if (len == 0 || (t >= a.end_ && t >= b.end_)) return t;  // past every booking of both
+    uint64_t s = t;
+    if (len <= 64) {
+      const uint64_t end = std::max(a.end_, b.end_);
+      uint64_t w = t & ~uint64_t{63};
+      uint64_t busy = a.aligned_word(w) | b.aligned_word(w);
+      uint64_t fit = ~uint64_t{0} << (t - w);  // starts before t do not count
+      for (int k = 0; k < kJointWords; ++k, w += 64) {
+        if (w >= end) return std::max(t, w);  // past every booking of both
+        const uint64_t next = a.aligned_word(w + 64) | b.aligned_word(w + 64);
+        fit &= fit_starts(busy, next, len);
+        if (fit) return w + uint64_t(__builtin_ctzll(fit));
+        busy = next;
+        fit = ~uint64_t{0};
+      }
+      s = w;  // no common slot starts in [t, w)
+    }
+    s = a.earliest(s, len);
+    for (;;) {
+      const uint64_t u = b.earliest(s, len);
+      if (u == s) return s;
+      s = a.earliest(u, len);
+      if (s == u) return s;
+    }
+  }
+
   // Books [s, s + len), which must be free.
   void book(uint64_t s, uint64_t len) {
     if (len == 0) return;
@@ -175,6 +208,12 @@ class BusyIntervals {
       word(w) |= mask;
       c += n;
     }
+  }
+  static constexpr int kJointWords = 4;  // earliest_in_both's word walk, 256 cycles
+  // The busy bits of the 64 cycles from `w`, a multiple of 64 (0 outside the bitmap: free).
+  uint64_t aligned_word(uint64_t w) const {
+    const uint64_t i = (w - base_) >> 6;  // wraps for w < base_: caught by the bound
+    return w >= base_ && i < count_ ? word(i) : 0;
   }
   uint64_t& word(uint64_t i) { return ring_[(head_ + i) & mask_]; }
   uint64_t word(uint64_t i) const { return ring_[(head_ + i) & mask_]; }

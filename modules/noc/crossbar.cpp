@@ -31,15 +31,7 @@ void Crossbar::end_of_elaboration() {
 // Latency plus serialization of the packet's flits, in the first slot both its ports have free.
 sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, uint32_t bytes, const sc_time& at) {
   const uint64_t flits = std::max(1u, (bytes + p_.flit_bytes - 1) / p_.flit_bytes);
-  // Alternate between the ports until one accepts the other's slot (earliest() only moves later,
-  // so this is the first slot both have free; no second pass to confirm it).
-  uint64_t s = out.earliest(tick_.to_cycles_ceil(at), flits);
-  for (;;) {
-    const uint64_t t = in.earliest(s, flits);
-    if (t == s) break;
-    s = out.earliest(t, flits);
-    if (s == t) break;
-  }
+  const uint64_t s = BusyIntervals::earliest_in_both(out, in, tick_.to_cycles_ceil(at), flits);
   out.book(s, flits);
   in.book(s, flits);
   busy += flits;
