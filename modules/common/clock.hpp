@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace mpgpu {
 
@@ -16,11 +17,13 @@ inline double resolution_fs() {
   return fs;
 }
 inline double to_seconds(const sc_core::sc_time& t) { return static_cast<double>(t.value()) * resolution_fs() * 1e-15; }
+// sc_time is standard-layout with its raw value as its only member, so the two are
+// pointer-interconvertible: the value is written in place. (The library's from_value() is an
+// out-of-line call; scaling a unit time, as this did before, goes through a volatile double.)
+static_assert(std::is_standard_layout_v<sc_core::sc_time> && sizeof(sc_core::sc_time) == sizeof(sc_dt::uint64));
 inline sc_core::sc_time from_value(sc_dt::uint64 v) {
-  static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
-  if (v >= (sc_dt::uint64{1} << 52)) return sc_core::sc_time::from_value(v);  // beyond exact doubles
-  sc_core::sc_time t = one;
-  t *= static_cast<double>(v);  // inline: the value is v exactly below 2^52
+  sc_core::sc_time t;
+  *reinterpret_cast<sc_dt::uint64*>(&t) = v;
   return t;
 }
 }  // namespace clock_detail

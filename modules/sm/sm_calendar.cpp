@@ -73,7 +73,7 @@ void SmCalendar::run() {
   uint64_t next = batch_at_;
   if (!later_.empty()) next = std::min(next, later_.top().at);
   if (next != kNone) {
-    event_.notify(sc_core::sc_time::from_value(next - now));
+    event_.notify(clock_detail::from_value(next - now));
     notified_ = next;
   }
   next_trigger(event_);
