@@ -141,7 +141,7 @@ void Sm::activate() {
       finish_save();
       continue;
     }
-    if (warp_tbs_finished_ > 0) report_warp_tbs(now);  // checked on every wake-up: at quantum 1, every cycle
+    if (warp_tbs_finished_ > 0 && next_report_ <= now) report_warp_tbs(now);  // checked on every wake-up
     // Pop all TB-level TBs ending now first, then report: reports may trigger new dispatches.
     std::vector<Resident>& done = done_;  // reused: one allocation per SM, not per TB
     done.clear();
@@ -188,7 +188,7 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
     WarpTb& t = warp_tbs_.at(f.slot);
     t.finished = true;
     t.end = clock_.cycles(double(f.cycle));
-    ++warp_tbs_finished_;
+    next_report_ = warp_tbs_finished_++ == 0 ? t.end : std::min(next_report_, t.end);
   }
   pipe_.finished().clear();
   // Wake at the next report, or when simulated time catches up with the pipeline, or - when
@@ -204,9 +204,8 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
       any = true;
     }
   }
-  if (warp_tbs_finished_ > 0)  // finished TBs waiting for their report time
-    for (const WarpTb& t : warp_tbs_)
-      if (t.launch && t.finished && (!any || t.end < next)) next = t.end, any = true;
+  if (warp_tbs_finished_ > 0 && (!any || next_report_ < next))  // finished TBs waiting for their report time
+    next = next_report_, any = true;
   if (!any) return std::nullopt;  // warps wait for each other (a barrier) or for a TB to arrive
   return std::max(next, now);
 }
@@ -218,8 +217,14 @@ void Sm::report_warp_tbs(const sc_time& now) {
     bool whole;  // nothing carried over from a save
   };
   std::vector<Done> done;
+  bool later = false;  // a finished TB reported later: the earliest of them is the next report
   for (WarpTb& t : warp_tbs_) {
-    if (!t.launch || !t.finished || t.end > now) continue;
+    if (!t.launch || !t.finished) continue;
+    if (t.end > now) {
+      next_report_ = later ? std::min(next_report_, t.end) : t.end;
+      later = true;
+      continue;
+    }
     res_.release(t.alloc);
     done.push_back({{t.launch, t.tb, t.alloc, t.start, t.end, t.run_start}, progress_of(t.alloc.slot).executed,
                     carried_[t.alloc.slot].executed == 0});

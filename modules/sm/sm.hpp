@@ -281,6 +281,10 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   uint32_t quantum_cycles_;
   uint32_t warp_tbs_live_ = 0;
   uint32_t warp_tbs_finished_ = 0;  // of them, done in the pipeline and not yet reported
+  // The earliest report time (end) among those, while there are any: a wake-up before it has
+  // nothing to report and no TB table to scan (a TB's end waits for its last stores' acknowledgements,
+  // and at quantum 1 the SM wakes every cycle until then).
+  sc_core::sc_time next_report_ = sc_core::SC_ZERO_TIME;
   bool save_pending_ = false;
   sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
   // The pipeline's planned wake-up, as a time and as the cycle it was converted from: waking
