@@ -88,8 +88,17 @@ class BusyIntervals {
     }
   }
 
-  // Books [s, s + len), which must be free.
-  void book(uint64_t s, uint64_t len) {
+  // Books [s, s + len), which must be free. Inline when it lies within the bitmap as it is (at
+  // or after the forget point, before the last word) and spans at most 64 cycles: a crossbar
+  // packet, a DRAM burst; growing the bitmap or cutting at the forget point out of line.
+  [[gnu::always_inline]] void book(uint64_t s, uint64_t len) {
+    if (len - 1 < 64 && s >= forgotten_ && s >= base_ && s + len <= base_ + 64 * count_) {
+      if (s + len > end_) end_ = s + len;
+      return set_pattern(s, len == 64 ? ~uint64_t{0} : (uint64_t{1} << len) - 1, len);
+    }
+    book_any(s, len);
+  }
+  [[gnu::noinline]] void book_any(uint64_t s, uint64_t len) {
     if (len == 0) return;
     if (s < forgotten_) {  // the forgotten past counts as free: keep only what lies after it
       if (s + len <= forgotten_) return;
