@@ -722,6 +722,15 @@ TEST(WarpProgram, LaneAddressesEqualLaneByLane) {
     if (plain && n > 0) {
       EXPECT_TRUE(contiguous) << "trial " << trial;
     }
+    // range_only: the same answer; when contiguous the two ends as above, otherwise every lane.
+    uint64_t ends[32];
+    ASSERT_EQ(lane_addresses(e, c, n, align, ends, true), contiguous) << "trial " << trial;
+    if (contiguous) {
+      ASSERT_EQ(ends[0], got[0]) << "trial " << trial;
+      ASSERT_EQ(ends[n - 1], got[n - 1]) << "trial " << trial;
+    } else {
+      for (uint32_t l = 0; l < n; ++l) ASSERT_EQ(ends[l], got[l]) << "trial " << trial << " lane " << l;
+    }
     claimed += contiguous;
   }
   EXPECT_GT(claimed, 300);

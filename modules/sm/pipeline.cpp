@@ -409,7 +409,10 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
         lanes = r.lanes;
         addr_contiguous_ = false;
       } else {
-        lanes = w.code.addresses(addr_buf_, &addr_contiguous_);
+        // A contiguous global access other than an atomic is read only by the coalescer, which
+        // needs the range's ends; the rest (shared banks, local remapping, atomics) need every lane.
+        const bool range_only = d.space == MemSpace::global && d.op != MemOp::atomic;
+        lanes = w.code.addresses(addr_buf_, &addr_contiguous_, range_only);
       }
       const MemIssue m = execute_memory(w, d, wid, at_unit, lanes);
       ldst_free_ = c + m.busy;

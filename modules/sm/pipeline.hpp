@@ -387,7 +387,9 @@ class SmPipeline {
   SharingCounters sharing_;
   std::map<uint32_t, PipelineStats> per_kernel_;
   uint64_t addr_buf_[32];
-  bool addr_contiguous_ = false;  // addr_buf_ holds a program's contiguous lanes (WarpCursor::addresses)
+  // addr_buf_ holds a program's contiguous lanes (WarpCursor::addresses); for a global access other
+  // than an atomic only the first and last are written then (what the coalescer reads).
+  bool addr_contiguous_ = false;
   // Each warp program's instructions decoded once: the SM's own table, or the GPU's shared one.
   std::shared_ptr<DecodedPrograms> decoded_ = std::make_shared<DecodedPrograms>();
 };

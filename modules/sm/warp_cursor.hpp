@@ -88,8 +88,9 @@ class WarpCursor {
   const Decoded& head() const { return *head_; }
 
   // Addresses of the head's active lanes; returns how many. *contiguous (when given): true when
-  // each lane's address is known to follow the previous one's by the access width.
-  int addresses(uint64_t* out, bool* contiguous = nullptr) const {
+  // each lane's address is known to follow the previous one's by the access width; then, with
+  // `range_only`, only the first and last lane's are written (lane_addresses).
+  int addresses(uint64_t* out, bool* contiguous = nullptr, bool range_only = false) const {
     if (contiguous) *contiguous = false;
     if (trace_) {
       const TraceStep& t = trace_->steps[pc_];
@@ -104,7 +105,7 @@ class WarpCursor {
     const AddressExpr& e = prog_->addresses[i.addr];
     const uint64_t align = ~uint64_t(i.width - 1);
     const uint32_t n = std::min(i.active_lanes, lanes_);
-    const bool run = lane_addresses(e, c, n, align, out);
+    const bool run = lane_addresses(e, c, n, align, out, range_only && contiguous != nullptr);
     if (contiguous) *contiguous = run;
     return static_cast<int>(n);
   }

@@ -216,7 +216,8 @@ uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane) 
   return (e.base + uint64_t(off)) ^ tb_swizzle(e, c.tb);
 }
 
-bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out) {
+bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out,
+                    bool range_only) {
   if (e.kind != AddressExpr::Kind::affine || e.wrap || n == 0) {
     for (uint32_t l = 0; l < n; ++l) out[l] = lane_address(e, c, l) & align;
     return false;
@@ -226,6 +227,16 @@ bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint6
   const uint64_t stride = uint64_t(e.tid) + uint64_t(e.gtid) + uint64_t(e.lane);
   const uint64_t swizzle = tb_swizzle(e, c.tb);
   const uint64_t base = lane_address(e, c, 0) ^ swizzle;
+  // Each lane right after the previous: no swizzle, the access width (a power of two, so that the
+  // mask keeps every lane's address) as the stride, an aligned base.
+  const uint64_t width = ~align + 1;
+  const bool contiguous =
+      swizzle == 0 && align != 0 && (width & (width - 1)) == 0 && stride == width && (base & ~align) == 0;
+  if (contiguous && range_only) {  // the lanes between follow from the ends
+    out[0] = base & align;
+    out[n - 1] = (base + (n - 1) * stride) & align;
+    return true;
+  }
   // Stepped, not multiplied, two lanes a vector (-O2 does not vectorize the plain loop).
   using Pair = uint64_t __attribute__((vector_size(16)));
   const Pair sw = {swizzle, swizzle}, mask = {align, align}, step = {2 * stride, 2 * stride};
@@ -236,10 +247,7 @@ bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint6
     std::memcpy(out + l, &v, sizeof v);
   }
   if (l < n) out[l] = ((base + l * stride) ^ swizzle) & align;
-  // Each lane right after the previous: no swizzle, the access width (a power of two, so that the
-  // mask keeps every lane's address) as the stride, an aligned base.
-  const uint64_t width = ~align + 1;
-  return swizzle == 0 && align != 0 && (width & (width - 1)) == 0 && stride == width && (base & ~align) == 0;
+  return contiguous;
 }
 
 const char* unit_class_name(UnitClass c) {

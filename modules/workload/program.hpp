@@ -65,6 +65,9 @@ struct LaneCoords {
 uint64_t lane_address(const AddressExpr& e, const LaneCoords& c, uint32_t lane);
 // Lanes 0..n-1 at once, each ANDed with `align`: the same as lane_address per lane. True when
 // known contiguous: out[l] == out[0] + l * width for width = ~align + 1 (the coalescer's fast case).
-bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out);
+// `range_only`: when contiguous, only out[0] and out[n - 1] are written (all a coalescer of a
+// contiguous range reads); otherwise every lane, as without it.
+bool lane_addresses(const AddressExpr& e, const LaneCoords& c, uint32_t n, uint64_t align, uint64_t* out,
+                    bool range_only = false);
 
 }  // namespace mpgpu
