@@ -143,17 +143,19 @@ void Sm::activate() {
     }
     if (warp_tbs_finished_ > 0 && next_report_ <= now) report_warp_tbs(now);  // checked on every wake-up
     // Pop all TB-level TBs ending now first, then report: reports may trigger new dispatches.
-    std::vector<Resident>& done = done_;  // reused: one allocation per SM, not per TB
-    done.clear();
-    while (!resident_.empty() && resident_.top().end <= now) {
-      done.push_back(resident_.top());
-      resident_.pop();
-      res_.release(done.back().alloc);
+    if (!resident_.empty() && resident_.top().end <= now) {
+      std::vector<Resident>& done = done_;  // reused: one allocation per SM, not per TB
+      done.clear();
+      while (!resident_.empty() && resident_.top().end <= now) {
+        done.push_back(resident_.top());
+        resident_.pop();
+        res_.release(done.back().alloc);
+      }
+      if (idle() && !save_pending_) stats_.busy += now - busy_since_;
+      // A TB-level TB executes its kernel's instruction count; a restored one started before.
+      for (const auto& r : done) finish(r, r.launch->kernel->instructions_per_tb, r.run_start == r.start);
+      continue;
     }
-    if (!done.empty() && idle() && !save_pending_) stats_.busy += now - busy_since_;
-    // A TB-level TB executes its kernel's instruction count; a restored one started before.
-    for (const auto& r : done) finish(r, r.launch->kernel->instructions_per_tb, r.run_start == r.start);
-    if (!done.empty()) continue;
     if (!parked_.empty()) run_local_scheduler(now);
     sc_time next = sc_core::SC_ZERO_TIME;
     bool timed = false;
@@ -165,7 +167,7 @@ void Sm::activate() {
     if (save_pending_) consider(save_done_);
     if (warp_tbs_live_ > 0)
       if (const auto t = step_pipeline(now)) consider(*t);
-    if (p_.block_switching.enabled) {
+    if (block_switching_) {
       switch_out_blocked(now);
       if (const auto t = next_local_event(now)) consider(*t);
     }

@@ -286,6 +286,7 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   // and at quantum 1 the SM wakes every cycle until then).
   sc_core::sc_time next_report_ = sc_core::SC_ZERO_TIME;
   bool save_pending_ = false;
+  const bool block_switching_ = p_.block_switching.enabled;  // here, not on the parameters' lines
   sc_core::sc_time save_done_ = sc_core::SC_ZERO_TIME;
   // The pipeline's planned wake-up, as a time and as the cycle it was converted from: waking
   // then (every cycle at quantum 1) needs no time-to-cycle conversion (to_cycles_ceil(cycles(c))
