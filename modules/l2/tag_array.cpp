@@ -4,13 +4,13 @@ namespace mpgpu {
 
 bool TagArray::contains(uint32_t set, uint64_t line) const {
   for (uint32_t w = 0; w < ways_; ++w)
-    if (tags_[size_t(set) * ways_ + w] == line) return true;
+    if (ways_data_[size_t(set) * ways_ + w].tag == line) return true;
   return false;
 }
 
 void TagArray::clean(uint32_t set, uint64_t line) {
   for (uint32_t w = 0; w < ways_; ++w)
-    if (tags_[size_t(set) * ways_ + w] == line) dirty_[size_t(set) * ways_ + w] = false;
+    if (ways_data_[size_t(set) * ways_ + w].tag == line) dirty_[size_t(set) * ways_ + w] = false;
 }
 
 bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted, uint32_t owner,
@@ -19,23 +19,25 @@ bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted
   size_t victim = base;
   if (evicted) *evicted = kInvalid;
   if (victim_owner) *victim_owner = kNoOwner;
+  Way* ways = ways_data_.data();
   for (uint32_t w = 0; w < ways_; ++w) {
     const size_t i = base + w;
-    if (tags_[i] == line) {
-      stamp_[i] = ++clock_;
+    if (ways[i].tag == line) {
+      ways[i].stamp = ++clock_;
       dirty_[i] = dirty_[i] || write;
       if (way) *way = i;
       return true;
     }
-    if (stamp_[i] < stamp_[victim]) victim = i;
+    if (ways[i].stamp < ways[victim].stamp) victim = i;
   }
-  if (evicted && dirty_[victim] && tags_[victim] != kInvalid) *evicted = tags_[victim];
-  if (victim_owner && tags_[victim] != kInvalid) *victim_owner = owner_[victim];
+  Way& v = ways[victim];
+  if (evicted && dirty_[victim] && v.tag != kInvalid) *evicted = v.tag;
+  if (victim_owner && v.tag != kInvalid) *victim_owner = owner_[victim];
   if (way) *way = victim;
-  if (replaced) *replaced = tags_[victim];
-  tags_[victim] = line;
+  if (replaced) *replaced = v.tag;
+  v.tag = line;
   owner_[victim] = owner;
-  stamp_[victim] = ++clock_;
+  v.stamp = ++clock_;
   dirty_[victim] = write;
   return false;
 }
