@@ -157,8 +157,8 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
   int best = -1;
   const uint64_t tail = column_tail(is_write ? t.WL : t.CL);
   RowWindow* hit = nullptr;
-  size_t looked = 0;
-  for (auto w = bk.windows.rbegin(); w != bk.windows.rend() && looked++ < kBackFillWindows; ++w) {
+  for (size_t k = 0; k < bk.windows.size(); ++k) {  // newest first: the open row, then older rows
+    RowWindow* w = &bk.windows.newest(k);
     const bool open = w->pre == kOpen;
     if (!open && (!reorder_ || w->pre <= lower)) break;  // older windows closed earlier still
     if (w->row != row || (!open && w->pre < to_pre)) continue;
@@ -166,7 +166,7 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
     if (fit_columns(std::max(lower, w->act + t.RCD), open ? kOpen : w->pre - to_pre, bursts, is_write, tail, fit) &&
         (best < 0 || fit.back() < fits[best].back())) {
       best = int(&fit - fits);
-      hit = &*w;
+      hit = w;
     }
   }
   ColumnCycles& cas = fits[best < 0 ? 0 : best];

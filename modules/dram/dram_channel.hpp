@@ -45,7 +45,6 @@
 // arriving before that point is treated as arriving at it (bounded memory, never a double
 // booking).
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "common/busy_intervals.hpp"
@@ -98,12 +97,32 @@ class DramChannel {
     uint64_t pre_ready;       // earliest PRE allowed by tRAS and the booked column commands
     uint32_t owner = 0;       // context whose request opened it
   };
+  static constexpr size_t kBackFillWindows = 4;  // newest activations of a bank tried for a hit
+  // A bank's newest activations, in place: serve() reads no older one (it tries the newest
+  // kBackFillWindows for a hit, and the newest is the open row), so a new one replaces the oldest
+  // once there are that many. A bank's state is then one run of lines, not a deque's chunks.
+  class RecentWindows {
+   public:
+    bool empty() const { return count_ == 0; }
+    size_t size() const { return count_; }
+    RowWindow& newest(size_t k) { return w_[(head_ + count_ - 1 - k) % kBackFillWindows]; }  // k < size()
+    RowWindow& back() { return newest(0); }
+    const RowWindow& front() const { return w_[head_]; }
+    void pop_front() { head_ = (head_ + 1) % kBackFillWindows, --count_; }
+    void push_back(const RowWindow& w) {
+      if (count_ == kBackFillWindows) pop_front();
+      w_[(head_ + count_++) % kBackFillWindows] = w;
+    }
+
+   private:
+    RowWindow w_[kBackFillWindows];
+    size_t head_ = 0, count_ = 0;
+  };
   struct Bank {
-    std::deque<RowWindow> windows;  // oldest first; the last one may be open
-    uint64_t fcfs_floor = 0;        // reorder off: after the bank's previous request
+    RecentWindows windows;     // oldest first; the last one may be open
+    uint64_t fcfs_floor = 0;   // reorder off: after the bank's previous request
   };
   static constexpr uint64_t kOpen = UINT64_MAX;
-  static constexpr size_t kBackFillWindows = 4;  // newest activations of a bank tried for a hit
   static constexpr int kMaxFitRounds = 64;        // fit_column_by_rounds: gap search across tables, then the tail
   static constexpr uint64_t kBackfillWindow = 512;  // cycles before the tail searched for gaps
 
