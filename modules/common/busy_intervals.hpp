@@ -94,7 +94,7 @@ class BusyIntervals {
   [[gnu::always_inline]] void book(uint64_t s, uint64_t len) {
     if (len - 1 < 64 && s >= forgotten_ && s >= base_ && s + len <= base_ + 64 * count_) {
       if (s + len > end_) end_ = s + len;
-      return set_pattern(s, len == 64 ? ~uint64_t{0} : (uint64_t{1} << len) - 1, len);
+      return set_bits(s, s + len);
     }
     book_any(s, len);
   }

@@ -32,10 +32,10 @@ bool DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, 
   uint64_t c = tail > kBackfillWindow ? std::max(lower, tail - kBackfillWindow) : lower;
   // The bursts of a line mostly land in one word of fitting starts, read once for all of them.
   StartsWord word;
-  const bool wide = p_.timing.CCD > 64 || burst > 64;  // windows longer than a word
+  const bool by_words = fits_by_words(burst);
   for (uint32_t k = 0; k < bursts; ++k, c += step) {
-    c = wide ? fit_column_by_rounds(c, latest, lat, burst, tail)
-             : fit_column(c, latest, lat, burst, tail, word);  // > latest: none fits
+    c = by_words ? fit_column(c, latest, lat, burst, tail, word)
+                 : fit_column_by_rounds(c, latest, lat, burst, tail);  // > latest: none fits
     if (c > latest) return false;
     cas.push_back(c);
   }
@@ -60,8 +60,8 @@ uint64_t DramChannel::first_column_cycle(uint64_t c, bool is_write, bool by_roun
   const uint64_t tail = column_tail(lat);
   if (tail > kBackfillWindow) c = std::max(c, tail - kBackfillWindow);  // as fit_columns starts
   StartsWord word;
-  const bool wide = p_.timing.CCD > 64 || burst > 64;
-  return by_rounds || wide ? fit_column_by_rounds(c, kOpen, lat, burst, tail) : fit_column(c, kOpen, lat, burst, tail, word);
+  return by_rounds || !fits_by_words(burst) ? fit_column_by_rounds(c, kOpen, lat, burst, tail)
+                                            : fit_column(c, kOpen, lat, burst, tail, word);
 }
 
 inline uint64_t DramChannel::fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst, uint64_t tail,

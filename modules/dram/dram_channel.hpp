@@ -149,6 +149,8 @@ class DramChannel {
   // of fitting starts, read again only when c leaves it.
   [[gnu::always_inline]] inline uint64_t fit_column(uint64_t c, uint64_t latest, uint64_t lat, uint64_t burst,
                                                     uint64_t tail, StartsWord& word) const;  // inline: once per burst
+  // tCCD and a burst fit in a word: fit_column's word search applies (fit_column_by_rounds otherwise).
+  bool fits_by_words(uint64_t burst) const { return p_.timing.CCD <= 64 && burst <= 64; }
   // Bit i: the command bus, the tCCD window and the data bus (from c + i + lat, `burst` cycles)
   // all accept a column command at c + i (ccd, burst <= 64): their free starts ANDed.
   uint64_t column_starts(uint64_t c, uint64_t lat, uint64_t burst) const;

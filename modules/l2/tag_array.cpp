@@ -4,13 +4,13 @@ namespace mpgpu {
 
 bool TagArray::contains(uint32_t set, uint64_t line) const {
   for (uint32_t w = 0; w < ways_; ++w)
-    if (ways_data_[size_t(set) * ways_ + w].tag == line) return true;
+    if (lines_[size_t(set) * ways_ + w].tag == line) return true;
   return false;
 }
 
 void TagArray::clean(uint32_t set, uint64_t line) {
   for (uint32_t w = 0; w < ways_; ++w)
-    if (ways_data_[size_t(set) * ways_ + w].tag == line) dirty_[size_t(set) * ways_ + w] = false;
+    if (Line& l = lines_[size_t(set) * ways_ + w]; l.tag == line) l.dirty = false;
 }
 
 bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted, uint32_t owner,
@@ -19,26 +19,23 @@ bool TagArray::access(uint32_t set, uint64_t line, bool write, uint64_t* evicted
   size_t victim = base;
   if (evicted) *evicted = kInvalid;
   if (victim_owner) *victim_owner = kNoOwner;
-  Way* ways = ways_data_.data();
+  Line* lines = lines_.data();
   for (uint32_t w = 0; w < ways_; ++w) {
     const size_t i = base + w;
-    if (ways[i].tag == line) {
-      ways[i].stamp = ++clock_;
-      dirty_[i] = dirty_[i] || write;
+    if (lines[i].tag == line) {
+      lines[i].stamp = ++clock_;
+      lines[i].dirty = lines[i].dirty || write;
       if (way) *way = i;
       return true;
     }
-    if (ways[i].stamp < ways[victim].stamp) victim = i;
+    if (lines[i].stamp < lines[victim].stamp) victim = i;
   }
-  Way& v = ways[victim];
-  if (evicted && dirty_[victim] && v.tag != kInvalid) *evicted = v.tag;
-  if (victim_owner && v.tag != kInvalid) *victim_owner = owner_[victim];
+  Line& v = lines[victim];
+  if (evicted && v.dirty && v.tag != kInvalid) *evicted = v.tag;
+  if (victim_owner && v.tag != kInvalid) *victim_owner = v.owner;
   if (way) *way = victim;
   if (replaced) *replaced = v.tag;
-  v.tag = line;
-  owner_[victim] = owner;
-  v.stamp = ++clock_;
-  dirty_[victim] = write;
+  v = {line, ++clock_, owner, write};
   return false;
 }
 

@@ -9,8 +9,7 @@ namespace mpgpu {
 class TagArray {
  public:
   TagArray(uint32_t sets, uint32_t ways)
-      : sets_(sets), ways_(ways), ways_data_(size_t(sets) * ways), dirty_(size_t(sets) * ways, false),
-        owner_(size_t(sets) * ways, 0) {}
+      : sets_(sets), ways_(ways), lines_(size_t(sets) * ways) {}
   static constexpr uint32_t kNoOwner = ~0u;
   static constexpr uint64_t kInvalid = ~uint64_t{0};
   // Looks up `line` in `set`; on a miss allocates it over the LRU way. Returns true on a hit.
@@ -33,20 +32,20 @@ class TagArray {
   // Marks `line` clean (its data was written through), if present.
   void clean(uint32_t set, uint64_t line);
   uint32_t sets() const { return sets_; }
-  size_t size() const { return ways_data_.size(); }  // ways in all (way indices run below it)
+  size_t size() const { return lines_.size(); }  // ways in all (way indices run below it)
   uint32_t ways() const { return ways_; }
 
  private:
   uint32_t sets_, ways_;
-  // A way's tag and last use side by side: a lookup reads both of every way of its set, which
-  // are then one run of adjacent lines (a set of 16 ways: 256 bytes) rather than two runs apart.
-  struct Way {
+  // What a way holds, in one place: a lookup reads the tag and last use of every way of its set,
+  // which are then one run of adjacent lines rather than runs in separate arrays.
+  struct Line {
     uint64_t tag = kInvalid;
     uint64_t stamp = 0;  // last use; 0 = never
+    uint32_t owner = 0;  // context that brought the line in
+    bool dirty = false;
   };
-  std::vector<Way> ways_data_;
-  std::vector<bool> dirty_;
-  std::vector<uint32_t> owner_;  // context that brought the line in
+  std::vector<Line> lines_;  // set x ways + way
   uint64_t clock_ = 0;
 };
 
