@@ -6,6 +6,8 @@ namespace mpgpu {
 
 namespace {
 
+uint64_t rotate_left(uint64_t x, uint64_t k) { return k ? x << k | x >> (64 - k) : x; }  // k < 64
+
 // Each kernel's code has its own 16 MiB in a code region far above data and context save areas,
 // placed by a hash of the kernel's name and definition site: stable from run to run.
 uint64_t code_address(const KernelDesc& k) {
@@ -52,6 +54,7 @@ void SmPipeline::file(ReadySet& r, uint64_t bit, Warp& w) {
     r.bits |= bit;
   } else if (w.ready - cycle_ < 64) {
     r.wheel[w.ready & 63] |= bit;
+    r.occupied |= uint64_t{1} << (w.ready & 63);
     w.wheel_at = w.ready;
   } else {
     r.far |= bit;
@@ -70,7 +73,7 @@ void SmPipeline::track(uint32_t wid, Warp& w) {
   r.bits &= ~bit;
   if (r.far & bit) r.far_exact = false;  // far_min may be this warp's old wake-up
   r.far &= ~bit;
-  r.wheel[w.wheel_at & 63] &= ~bit;  // harmless when it already left that slot
+  r.wheel[w.wheel_at & 63] &= ~bit;  // harmless when it already left that slot (occupied may stay set)
   file(r, bit, w);
 }
 
@@ -98,8 +101,12 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
     return;
   }
   if (r.promoted >= cycle_) return;
+  // The occupied slots of cycles (promoted, now], at most the last 64: each slot once.
   const uint64_t from = std::max(r.promoted + 1, cycle_ >= 63 ? cycle_ - 63 : 0);
-  for (uint64_t c = from; c <= cycle_; ++c) promote_slot(r, c);
+  const uint64_t n = cycle_ + 1 - from;  // 1..64
+  const uint64_t span = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  const uint64_t due = r.occupied & rotate_left(span, from & 63);
+  for (uint64_t m = due; m; m &= m - 1) promote_slot(r, uint64_t(__builtin_ctzll(m)));
   r.promoted = cycle_;
   if (cycle_ >= r.far_min) {  // some loads are back: refile the far warps
     uint64_t far = r.far;
@@ -342,11 +349,14 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   const WarpScheduler& sched = *schedulers_[s];
   const ReadySet& r = slots_[s].ready;
   SchedulerState st{kNever, -1, nullptr};
-  for (uint64_t c = cycle_ + 1; c < cycle_ + 64; ++c)  // the earliest operand or fetch wake-up
-    if (r.wheel[c & 63]) {
+  // The earliest operand or fetch wake-up: the first occupied slot after now (now's is empty).
+  for (uint64_t ahead = rotate_left(r.occupied, (64 - ((cycle_ + 1) & 63)) & 63); ahead; ahead &= ahead - 1) {
+    const uint64_t c = cycle_ + 1 + uint64_t(__builtin_ctzll(ahead));
+    if (r.wheel[c & 63]) {  // a slot whose warps all left keeps its occupied bit until promoted
       st.wake = c;
       break;
     }
+  }
   if (r.far && r.far_exact)
     st.wake = std::min(st.wake, r.far_min);
   else

@@ -242,6 +242,9 @@ class SmPipeline {
     uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
     uint64_t layout = ~uint64_t{0};  // the scheduler layout the bits are for
     bool far_exact = true;
+    // Bit k: wheel[k] may hold a warp (set when one is filed there, cleared when promoted), so
+    // that the slots read are those, not all 64: an SM waiting on memory passes many empty ones.
+    uint64_t occupied = 0;
     uint64_t wheel[64] = {};
   };
   // One scheduler's issue-stage state, its hot fields in one cache line (the state, then the
@@ -264,6 +267,7 @@ class SmPipeline {
   static void promote_slot(ReadySet& r, uint64_t c) {
     r.bits |= r.wheel[c & 63];
     r.wheel[c & 63] = 0;
+    r.occupied &= ~(uint64_t{1} << (c & 63));
   }
   // Issues warp `wid` (its operands ready) if its unit is free; counts the issues.
   [[gnu::always_inline]] inline bool try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t& first);
