@@ -275,7 +275,7 @@ void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
 
 void SmPipeline::issue_any(uint32_t wid, Warp& w) {
   const Decoded& d = w.code.head();
-  if (d.unit != UnitClass::ldst && d.unit < UnitClass::barrier && !has_replays(w) && cycle_ >= w.watch_until)
+  if (d.unit != UnitClass::ldst && d.unit < UnitClass::barrier && !has_replays(w) && !watching(w))
     issue_arith(wid, w, d);
   else
     issue(wid, w);
@@ -398,7 +398,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   const PipelineParams& pp = p_.pipeline;
   const uint64_t at_unit = c + pp.operand_read;  // operands read: the unit takes the instruction
   count_issue(w, d);
-  if (!replay && c < w.watch_until) watch_hazards(w, d);
+  if (!replay && watching(w)) watch_hazards(w, d);
   uint64_t commit = c + 1;  // its results can be read (after write-back)
   bool from_memory = false, squashed = false;
   uint64_t fetch_from = c;  // the warp's fetch unit takes the next instruction (memory: refetch)

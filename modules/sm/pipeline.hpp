@@ -183,7 +183,7 @@ class SmPipeline {
     uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
     uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
     uint64_t wheel_at = 0;     // the ready-set wheel slot (cycle) it was filed under, if any
-    uint64_t watch_until = 0;  // the hazard window of its latest faulted instruction (SPEC 3's two hazards)
+    PipelineStats* kstats = nullptr;  // its kernel's statistics (every memory instruction counts there)
     Reg* reg_file = nullptr;   // regs.data(), set with regs at launch
     uint32_t nregs = 0;        // regs.size()
     uint32_t scheduler = 0;
@@ -201,8 +201,10 @@ class SmPipeline {
     // Read through has_replays(), which looks at the SM's count of faulted warps first.
     std::vector<PendingReplay> replays;
     uint64_t halt_from = kNever, resume = 0;
+    // The hazard window of its latest faulted instruction (SPEC 3's two hazards); read only while
+    // the SM's watch_open_until_ says some warp's may be open.
+    uint64_t watch_until = 0;
     std::vector<Reg> regs;
-    PipelineStats* kstats = nullptr;
     uint32_t warp_in_tb = 0;
     uint64_t code_base = 0;    // its kernel's code in the address space (instruction fetch)
     uint64_t fetch_line = ~uint64_t{0};  // code line the fetch unit holds for it
@@ -302,6 +304,9 @@ class SmPipeline {
   // Its fault is known: the warp's next issue is a replay (once the fault is handled).
   // The warp holds squashed instructions (most runs have none: one count checked first).
   bool has_replays(const Warp& w) const { return faulted_warps_ != 0 && !w.replays.empty(); }
+  // The warp's hazard window is open this cycle (cycle_ < w.watch_until), its line read only when
+  // some warp's may be.
+  bool watching(const Warp& w) const { return cycle_ < watch_open_until_ && cycle_ < w.watch_until; }
   bool replaying(const Warp& w) const { return has_replays(w) && cycle_ >= w.halt_from; }
   // The instruction the warp issues next: a replay once its fault is known, else its code's head.
   const Decoded& next_instr(const Warp& w) const { return replaying(w) ? w.replays.front().d : w.code.head(); }
@@ -368,6 +373,7 @@ class SmPipeline {
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
   const bool icache_on_ = p_.icache.enabled();
   uint64_t ldst_free_ = 0;
+  uint64_t watch_open_until_ = 0;  // at least every warp's watch_until: none is open from here on
   std::vector<SchedulerSlot> slots_;  // per scheduler
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<Warp> warps_;

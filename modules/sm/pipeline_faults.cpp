@@ -42,6 +42,7 @@ void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemI
   const FaultOrganization org = p_.fault_organization;
   if (m.fault) {  // the hazard window: younger instructions issued before the fault is dealt with
     w.watch_until = org == FaultOrganization::stall_on_fault ? commit : m.fault_at;
+    watch_open_until_ = std::max(watch_open_until_, w.watch_until);
     w.watch_nsrc = std::min<uint8_t>(d.nsrc, 4);
     std::copy(d.src, d.src + w.watch_nsrc, w.watch_src);
   }
