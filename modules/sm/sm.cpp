@@ -14,8 +14,8 @@ Sm::Sm(sc_core::sc_module_name name, uint32_t id, const SmParams& p, ClockDomain
        Timeline* timeline, SmCalendar& calendar, uint32_t quantum_cycles)
     : sc_module(name), ctrl_in("ctrl_in"), ctrl_out("ctrl_out"), mem_out("mem_out"),
       walk_out("walk_out"), id_(id), p_(p), clock_(clock), timeline_(timeline), calendar_(calendar),
-      quantum_cycles_(std::max(1u, quantum_cycles)), res_(p), pipe_(p, *this), warp_tbs_(p.max_tbs),
-      tb_status_(p.per_slot_tables()), carried_(p.max_tbs) {
+      quantum_cycles_(std::max(1u, quantum_cycles)), res_(p), warp_tbs_(p.max_tbs),
+      tb_status_(p.per_slot_tables()), carried_(p.max_tbs), pipe_(p, *this) {
   ctrl_in.register_b_transport(this, &Sm::ctrl_b_transport);
   // No process of its own: activate() never waits inside (every memory and block-scheduler call
   // it makes returns without waiting), so the calendar calls it, SMs due together in its
