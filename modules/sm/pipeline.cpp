@@ -6,7 +6,9 @@ namespace mpgpu {
 
 namespace {
 
-uint64_t rotate_left(uint64_t x, uint64_t k) { return k ? x << k | x >> (64 - k) : x; }  // k < 64
+// Bit rotations of a 64-slot wheel word (k < 64).
+uint64_t rotate_left(uint64_t x, uint64_t k) { return k ? x << k | x >> (64 - k) : x; }
+uint64_t rotate_right(uint64_t x, uint64_t k) { return rotate_left(x, (64 - k) & 63); }
 
 // Each kernel's code has its own 16 MiB in a code region far above data and context save areas,
 // placed by a hash of the kernel's name and definition site: stable from run to run.
@@ -350,7 +352,7 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   const ReadySet& r = slots_[s].ready;
   SchedulerState st{kNever, -1, nullptr};
   // The earliest operand or fetch wake-up: the first occupied slot after now (now's is empty).
-  for (uint64_t ahead = rotate_left(r.occupied, (64 - ((cycle_ + 1) & 63)) & 63); ahead; ahead &= ahead - 1) {
+  for (uint64_t ahead = rotate_right(r.occupied, (cycle_ + 1) & 63); ahead; ahead &= ahead - 1) {  // bit i: cycle_ + 1 + i
     const uint64_t c = cycle_ + 1 + uint64_t(__builtin_ctzll(ahead));
     if (r.wheel[c & 63]) {  // a slot whose warps all left keeps its occupied bit until promoted
       st.wake = c;
