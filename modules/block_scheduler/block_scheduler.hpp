@@ -23,6 +23,7 @@
 #include "common/clock.hpp"
 #include "common/payload.hpp"
 #include "common/progress.hpp"
+#include "common/timed_wakeups.hpp"
 #include "extensions/allocation_positions_pins.hpp"
 #include "extensions/ksrt_pins.hpp"
 #include "extensions/preempting_status_pins.hpp"
@@ -151,6 +152,8 @@ class BlockScheduler : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<BlockScheduler> launch_in;  // from the command processor
   tlm_utils::simple_initiator_socket<BlockScheduler> host_out;  // kernel finished
+  // Where its timed wake-ups are recorded (the SMs' run-ahead reads them); null: nowhere.
+  TimedWakeups* wakeups = nullptr;
   tlm_utils::multi_passthrough_initiator_socket<BlockScheduler> sm_out;  // dispatch, per SM
   tlm_utils::multi_passthrough_target_socket<BlockScheduler> sm_in;      // TB finished, preempted
 
@@ -245,6 +248,9 @@ class BlockScheduler : public sc_core::sc_module {
   bool owes_idle_rounds() const { return domains_.empty() && !sharing_; }
   // Wakes the scheduler for a report or launch at now + delay, not before its busy window ends.
   void wake_after_busy(const sc_core::sc_time& delay);
+  void timed_wake(const sc_core::sc_time& delay) {  // every timed notification and next_trigger
+    if (wakeups) wakeups->after(delay);
+  }
   BlockSchedulerLinks links_;
   static constexpr uint32_t kNone = ~0u;
   std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends

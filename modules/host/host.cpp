@@ -57,6 +57,7 @@ bool Host::all_done() const {
 void Host::process_thread(uint32_t slot) {
   ProcessRecord& rec = procs_[slot];
   const ProcessDesc& pd = w_.processes[rec.index];
+  if (wakeups) wakeups->after(sc_time(pd.arrival_ns, SC_NS));
   wait(sc_time(pd.arrival_ns, SC_NS));
   const std::vector<uint32_t>& hwq = rec.hw_queues;
   for (uint32_t rep = 0;; ++rep) {
@@ -153,6 +154,7 @@ void Host::dispatcher() {
         if (timeline_)
           timeline_->span(Timeline::kHostLinkPid, 0, std::to_string(cmd.bytes) + " B copy", "copy",
                           to_ns(start), to_ns(end));
+        if (wakeups) wakeups->after(end - now);
         pend->done.notify(end - now);
       }
     }

@@ -16,6 +16,7 @@
 #include "common/calendar.hpp"
 #include "common/clock.hpp"
 #include "common/timeline.hpp"
+#include "common/timed_wakeups.hpp"
 #include "workload/workload.hpp"
 
 namespace mpgpu {
@@ -57,6 +58,8 @@ class Host : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<Host> launch_out;  // to the block scheduler
   tlm_utils::simple_target_socket<Host> done_in;        // kernel finished
+  // Where the host's timed waits are recorded (the SMs' run-ahead reads them); null: nowhere.
+  TimedWakeups* wakeups = nullptr;
 
   // `selected`: indices of the workload's processes that take part in this run.
   Host(sc_core::sc_module_name name, const HostParams& p, const WorkloadDesc& w,

@@ -33,6 +33,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const PlatformConfig& cfg, const Workload
   host_->launch_out.bind(bs_->launch_in);
   bs_->host_out.bind(host_->done_in);
   sm_calendar_ = std::make_unique<SmCalendar>("sm_calendar");
+  host_->wakeups = bs_->wakeups = &wakeups_;
+  sm_calendar_->watch_others(&wakeups_);
   ctx_.sm_calendar = sm_calendar_.get();
   auto decoded = std::make_shared<DecodedPrograms>();  // one decoded copy of each program for all SMs
   for (uint32_t i = 0; i < cfg.sm.count; ++i) {

@@ -42,6 +42,7 @@ class Gpu : public sc_core::sc_module {
   Host& host() { return *host_; }
   BlockScheduler& block_scheduler() { return *bs_; }
   const std::vector<Sm*>& sms() const { return sms_; }
+  SmCalendar& sm_calendar() { return *sm_calendar_; }
   // Every extension table link in use: the block scheduler's, then each SM's.
   template <class F>
   void for_each_table_link(F f) {
@@ -73,6 +74,7 @@ class Gpu : public sc_core::sc_module {
   BlockScheduler* bs_;
   std::vector<Sm*> sms_;
   std::unique_ptr<SmCalendar> sm_calendar_;
+  TimedWakeups wakeups_;  // the host's and block scheduler's, for the SMs' run-ahead
   Crossbar* xbar_;
   std::vector<L2Slice*> l2_;
   std::vector<MemoryController*> mcs_;

@@ -279,6 +279,7 @@ PlatformConfig load_platform(const std::string& file,
 
   if (auto sim = root.opt("sim")) {
     c.quantum_cycles = sim->opt_int("quantum_cycles", 1, 1, 1 << 20);
+    c.run_ahead = sim->opt_bool("run_ahead", true);
     sim->finish();
   }
 

@@ -54,6 +54,9 @@ struct PlatformConfig {
   std::string name, file;
   ClocksMhz clocks;
   uint32_t quantum_cycles = 1;
+  // At quantum 1, SMs run cycles without the calendar while none can reach outside itself
+  // (SmCalendar::enable_run_ahead); the results are the same either way.
+  bool run_ahead = true;
   // Module kinds, looked up in the factory registry.
   std::string host_kind, block_scheduler_kind, sm_kind, crossbar_kind, l2_kind, dram_kind, fill_unit_kind;
   HostParams host;

@@ -3,9 +3,11 @@
 // read the same table, so one copy stays in the host's caches instead of one per SM.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "sm/run_ahead.hpp"
 #include "sm/warp_cursor.hpp"
 
 namespace mpgpu {
@@ -19,9 +21,16 @@ class DecodedPrograms {
     if (fresh) it->second = decode_program(p, instruction_bytes);
     return it->second.data();
   }
+  // `p`'s loops as run-ahead reads them (sm/run_ahead.hpp), built once.
+  const LoopSpans* spans(const WarpProgram& p) {
+    auto [it, fresh] = spans_.try_emplace(&p, nullptr);
+    if (fresh) it->second = std::make_unique<LoopSpans>(p);
+    return it->second.get();
+  }
 
  private:
   std::map<std::pair<const WarpProgram*, uint32_t>, std::vector<Decoded>> tables_;
+  std::map<const WarpProgram*, std::unique_ptr<LoopSpans>> spans_;
 };
 
 }  // namespace mpgpu

@@ -1,5 +1,7 @@
 #include "sm/pipeline.hpp"
 
+#include "common/error.hpp"
+
 #include <algorithm>
 
 namespace mpgpu {
@@ -144,6 +146,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
   ++stats_.tbs;
   TbSlot& t = tbs_.at(slot);
   t = TbSlot{true, launch, tb, nwarps, 0, start + 1, free_slots, ttb};
+  if (!k.trace) t.spans = decoded_->spans(*k.program);
   // Scoreboard entries for the registers the code names (higher numbers are never a dependency).
   const uint32_t regs = std::max(1u, k.trace ? k.trace->register_span : k.program->max_register);
   const uint64_t code_base = p_.icache.enabled() ? code_address(k) : 0;  // hashed once per TB, not per warp
@@ -410,6 +413,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
     case UnitClass::barrier:
       break;
     case UnitClass::ldst: {
+      if (running_ahead_) throw SimError("internal: a memory instruction issued while the SM ran ahead");
       if (d.space == MemSpace::none) {  // no addresses (e.g. all lanes off): one pass, no data
         ldst_free_ = c + 1;
         break;
@@ -562,6 +566,7 @@ std::map<uint32_t, PipelineStats> SmPipeline::kernel_stats() const {
 }
 
 void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
+  if (running_ahead_) throw SimError("internal: a warp exited while the SM ran ahead");
   fold_counts(w);
   w.live = false;
   --live_warps_;
@@ -626,12 +631,13 @@ void SmPipeline::account_memory_stall(uint64_t cycles) {
   }
 }
 
-uint64_t SmPipeline::run_until(uint64_t limit) {
+uint64_t SmPipeline::run_until(uint64_t limit, CycleMarks* visited) {
   while (cycle_ < limit) {
     if (live_warps_ == 0) {
       cycle_ = limit;
       break;
     }
+    if (visited) visited->mark(cycle_);
     uint32_t issued = 0, n_issued = 0;  // warp_schedulers <= 16 (platform check)
     for (uint32_t s = 0, n = uint32_t(slots_.size()); s < n; ++s) {
       const bool any = issue_on(s);

@@ -20,6 +20,7 @@
 #include "sm/decoded_programs.hpp"
 #include "sm/l1d_cache.hpp"
 #include "sm/pipeline_stats.hpp"
+#include "sm/run_ahead.hpp"
 #include "sm/sm_params.hpp"
 #include "sm/warp_cursor.hpp"
 #include "sm/warp_scheduler.hpp"
@@ -96,8 +97,9 @@ class SmPipeline {
   uint64_t tb_issued(uint32_t slot) const;
   bool tb_overwrote(uint32_t slot) const { return tbs_.at(slot).overwrote; }
   // Simulates from the current cycle up to (not including) `limit`; returns early at a cycle in
-  // which a TB finished, so the caller can report it. Returns the cycle reached.
-  uint64_t run_until(uint64_t limit);
+  // which a TB finished, so the caller can report it. Returns the cycle reached. `visited`: marks
+  // every cycle it simulates (skipped ones not), which are the cycles a quantum-1 SM would wake at.
+  uint64_t run_until(uint64_t limit, CycleMarks* visited = nullptr);
   std::vector<FinishedTb>& finished() { return finished_; }
   bool busy() const { return live_warps_ > 0; }
   uint64_t cycle() const { return cycle_; }
@@ -115,6 +117,14 @@ class SmPipeline {
     for (const SchedulerSlot& sl : slots_) next = std::min(next, sl.st.wake);
     return next;
   }
+
+  // Run-ahead (sm/run_ahead.hpp): a lower bound on the first cycle from cycle() at which a warp
+  // may issue a memory instruction or its last one; kNever with no live warp. 0 when it cannot
+  // tell (a trace, the instruction cache, faulted warps, linked tables); returns as soon as the
+  // bound is below `enough`.
+  uint64_t private_until(uint64_t enough) const;
+  // While set, a memory instruction or an exit is a modelling error: run-ahead promised none.
+  void set_running_ahead(bool on) { running_ahead_ = on; }
 
   // Block switching (SPEC 3): the TB slots whose live warps are each halted on a known fault, at a
   // barrier, or waiting for table entries only replays free (at least one halted), with the cycle
@@ -224,6 +234,7 @@ class SmPipeline {
     // an atomic or a global store (from then on it cannot be flushed).
     uint64_t issued = 0;
     bool overwrote = false;
+    const LoopSpans* spans = nullptr;  // a program's loops (run-ahead); null for a trace
   };
   enum class Block { none, unit, operands, control };
   // What a scheduler found when it last looked at its warps without issuing: the earliest cycle
@@ -372,6 +383,7 @@ class SmPipeline {
   uint32_t faulted_warps_ = 0;  // warps with replays pending
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
   const bool icache_on_ = p_.icache.enabled();
+  bool running_ahead_ = false;  // set_running_ahead
   uint64_t ldst_free_ = 0;
   uint64_t watch_open_until_ = 0;  // at least every warp's watch_until: none is open from here on
   std::vector<SchedulerSlot> slots_;  // per scheduler

@@ -212,6 +212,36 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
   return std::max(next, now);
 }
 
+uint64_t Sm::private_until(uint64_t enough) {
+  if (save_pending_ || warp_tbs_finished_ > 0 || !resident_.empty() || !parked_.empty() || block_switching_)
+    return 0;
+  if (warp_tbs_live_ == 0) return SmCalendar::kNever;  // only a dispatch gives it work
+  return pipe_.private_until(enough);
+}
+
+void Sm::run_ahead(const sc_time& first, uint64_t until, CycleMarks& visited) {
+  // What step_pipeline() does at quantum 1 on each of the wake-ups it would have had: a run
+  // through cycles that skips those in which nothing can issue simulates exactly the cycles at
+  // which such an SM would have woken (it sleeps to its next issue cycle, as the run skips).
+  uint64_t c = first == planned_time_ ? planned_cycle_ : clock_.to_cycles_ceil(first);
+  uint64_t issue_at = pipe_.next_issue_cycle();
+  if (pipe_.cycle() > c) {  // a wake-up with the pipeline already past it: no step, the next planned
+    visited.mark(c);
+    c = issue_at == SmPipeline::kNever ? issue_at : std::max(pipe_.cycle(), issue_at);
+  }
+  if (c < until) {
+    pipe_.set_running_ahead(true);
+    pipe_.advance_to(c);
+    pipe_.run_until(until, &visited);
+    pipe_.set_running_ahead(false);
+    issue_at = pipe_.next_issue_cycle();
+  }
+  if (issue_at == SmPipeline::kNever) return;  // every warp waits for another: no timed wake-up
+  planned_cycle_ = std::max(pipe_.cycle(), issue_at);
+  planned_time_ = calendar_.cycle_time(planned_cycle_, clock_);
+  wake(planned_time_ - calendar_.now());
+}
+
 void Sm::report_warp_tbs(const sc_time& now) {
   struct Done {
     Resident r;

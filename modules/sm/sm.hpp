@@ -185,6 +185,10 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void activate() override;  // one step, from the calendar
+  // Run-ahead (SmCalendar::enable_run_ahead), for a plain warp-level SM only: nothing to report,
+  // save or switch, no TB-level TB.
+  uint64_t private_until(uint64_t enough) override;
+  void run_ahead(const sc_core::sc_time& first, uint64_t until, CycleMarks& visited) override;
   void wake(const sc_core::sc_time& delay) { calendar_.wake(calendar_index_, delay); }
   void finish(const Resident& r, uint64_t instructions, bool whole);  // reports the completion
   uint32_t context_bytes(const KernelLaunch& l) const;

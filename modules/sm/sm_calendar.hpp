@@ -15,8 +15,11 @@
 #include <systemc>
 
 #include "common/clock.hpp"
+#include "common/timed_wakeups.hpp"
+#include "sm/run_ahead.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <queue>
 #include <vector>
 
@@ -25,11 +28,21 @@ namespace mpgpu {
 class SmCalendar : public sc_core::sc_module {
  public:
   // What the calendar wakes: an SM's step (it asks for its next wake-up itself).
+  class Client;
   class Client {
    public:
     virtual ~Client() = default;
     virtual void activate() = 0;
+    // Run-ahead (enable_run_ahead): a lower bound on the first cycle at which the client might
+    // do what others can see (reach the memory system, report); kNever when it has nothing to do
+    // until woken. It may stop looking once the bound is below `enough` (the calendar then does
+    // not run ahead). The default, 0: the calendar never runs ahead.
+    virtual uint64_t private_until(uint64_t /*enough*/) { return 0; }
+    // Runs the steps it would have run, due first at `first`, at every cycle before `until` (at
+    // most private_until()), marking each; then asks for its next wake-up as a step does.
+    virtual void run_ahead(const sc_core::sc_time& /*first*/, uint64_t /*until*/, CycleMarks& /*visited*/) {}
   };
+  static constexpr uint64_t kNever = ~uint64_t{0};
 
   explicit SmCalendar(sc_core::sc_module_name name);
   SC_HAS_PROCESS(SmCalendar);
@@ -62,17 +75,42 @@ class SmCalendar : public sc_core::sc_module {
     }
     return memo_time_;
   }
+  // Lets the clients, at quantum 1 on `clock`, run cycles without the calendar while none of
+  // them can do anything another block sees and no other process has anything pending before
+  // (docs/architecture.md, Run-ahead); never at or past `end` (the run's measuring window).
+  // Results are the same with and without.
+  // With MPGPU_CHECK_RUN_AHEAD set, each try also asks the SystemC kernel for its next event and
+  // stops the run if no other process recorded it (a timed wake-up missing from TimedWakeups);
+  // the asking reorders same-time events, so results then differ slightly (tests only).
+  void enable_run_ahead(const ClockDomain& clock, const sc_core::sc_time& end) {
+    ahead_clock_ = clock;
+    ahead_ = true;
+    ahead_end_ = end;
+    check_others_ = std::getenv("MPGPU_CHECK_RUN_AHEAD") != nullptr;
+    if (others_) others_->start();
+  }
+  // Where the other processes record their timed wake-ups; without it the calendar never runs ahead.
+  void watch_others(TimedWakeups* w) { others_ = w; }  // before enable_run_ahead
+  // Client steps run ahead, and the times at which the calendar ran ahead (host statistics).
+  uint64_t steps_run_ahead() const { return steps_ahead_; }
+  uint64_t run_aheads() const { return run_aheads_; }
   // sc_time_stamp(), without the library call while the calendar runs its clients.
   sc_core::sc_time now() const { return in_run_ ? now_ : sc_core::sc_time_stamp(); }
 
  private:
   static constexpr uint64_t kNone = ~uint64_t{0};
+  static constexpr uint64_t kMinAhead = 8;        // fewer cycles ahead are not worth a try
+  static constexpr uint64_t kMaxAhead = 1 << 14;  // cycles per try (the marks' size)
+  static constexpr uint64_t kMaxBackoff = 256;    // cycles between tries that found no room
   struct Due {
     uint64_t at;  // sc_time value
     uint32_t client;
     bool operator>(const Due& o) const { return at > o.at; }
   };
   void run();
+  // After the clients due now ran: every client runs ahead to the common horizon, if it is far.
+  void try_run_ahead();
+  void check_others(uint64_t recorded);  // MPGPU_CHECK_RUN_AHEAD
   void wake_later(uint32_t i, uint64_t at, const sc_core::sc_time& delay);  // wake()'s other cases
   void file(uint32_t i, uint64_t at) {
     due_[i] = at;
@@ -99,6 +137,13 @@ class SmCalendar : public sc_core::sc_module {
   uint64_t memo_cycle_ = kNone;
   double memo_period_ps_ = 0;
   sc_core::sc_time memo_time_;
+  bool ahead_ = false, check_others_ = false;
+  TimedWakeups* others_ = nullptr;
+  ClockDomain ahead_clock_;
+  sc_core::sc_time ahead_end_;
+  uint64_t next_try_ = 0, backoff_ = 1;  // a try that found no room waits backoff_ cycles
+  uint64_t steps_ahead_ = 0, run_aheads_ = 0;
+  CycleMarks marks_;
   sc_core::sc_event event_;
   uint64_t notified_ = kNone;  // the time event_ is notified for (kNone: not notified)
 };

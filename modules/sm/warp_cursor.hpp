@@ -86,6 +86,10 @@ class WarpCursor {
     decode();
   }
   const Decoded& head() const { return *head_; }
+  // A program's position (run-ahead's look at the code ahead, sm/run_ahead.hpp); null for a trace.
+  const WarpProgram* program() const { return prog_; }
+  uint32_t pc() const { return pc_; }
+  const uint32_t* iterations() const { return iter_; }
 
   // Addresses of the head's active lanes; returns how many. *contiguous (when given): true when
   // each lane's address is known to follow the previous one's by the access width; then, with
