@@ -8,7 +8,8 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   host second, best of --repeat runs by CPU time, with the targets (compute-bound >= 50 M,
   memory-bound >= 5 M warp instructions per CPU second).
 - quantum: the two warp-program cases at sim.quantum_cycles 1 and 100: CPU cost per warp
-  instruction q1 / q100 (target <= 2x) and the simulated cycles of both.
+  instruction q1 / q100 (target <= 2x), the simulated cycles of both, and the SM steps that ran
+  ahead of the calendar at quantum 1 (sim.run_ahead; host.sm_steps_run_ahead).
 - translation: the two warp-program cases with address translation on (the platform's
   fill_unit.translation: paged) and off (none): CPU cost per warp instruction of each and the
   ratio on / off (target <= 1.25: TLB hits must be a fast path), with the simulated cycles.
@@ -227,15 +228,21 @@ def section_quantum(a, summary):
     # Quantum 1 is the reference timing (every component in step each cycle); the platform's 100
     # lets SMs run ahead. Same work, so the CPU ratio is the cost of the finer synchronization.
     print(f"\nquantum 1 vs 100 (--set {QUANTUM_KEY}=N): CPU cost per warp instruction")
-    print(f"{'case':<15}{'cycles q1':>11}{'cycles q100':>13}{'ns/winstr q1':>14}{'ns/winstr q100':>16}{'q1/q100':>9}  target")
+    # "SM steps ahead": SM wake-ups at quantum 1 run without the calendar (sim.run_ahead), of
+    # cycles x SMs at most; 0 from a binary without run-ahead.
+    print(f"{'case':<15}{'cycles q1':>11}{'cycles q100':>13}{'ns/winstr q1':>14}{'ns/winstr q100':>16}{'q1/q100':>9}"
+          f"{'SM steps ahead q1':>19}  target")
     for name, args in WARP_CASES:
-        res = {}
+        res, ahead = {}, 0
         for q in (1, 100):
             best = best_run(a.platform, args + ["--set", f"{QUANTUM_KEY}={q}"], a.repeat or 3)
             res[q] = (best["sim"]["cycles"], sim_seconds(best)[0] / best["warp_instructions"] * 1e9)
+            if q == 1:
+                ahead = best["host"].get("sm_steps_run_ahead", 0)
         ratio = res[1][1] / res[100][1]
         print(f"{name:<15}{res[1][0]:>11}{res[100][0]:>13}{res[1][1]:>14.1f}{res[100][1]:>16.1f}{ratio:>8.2f}x"
-              f"  {target_note(ratio, TARGET_QUANTUM_RATIO, 'x', at_least=False)}")
+              f"{ahead:>19,}  {target_note(ratio, TARGET_QUANTUM_RATIO, 'x', at_least=False)}")
+        summary[f"{name}_sm_steps_run_ahead_q1"] = ahead
         summary[f"{name}_cycles_q1"], summary[f"{name}_cycles_q100"] = res[1][0], res[100][0]
         summary[f"{name}_q1_over_q100"] = round(ratio, 2)
 
