@@ -128,7 +128,6 @@ void SmCalendar::try_run_ahead() {
   }
   if (until <= c0 + kMinAhead) return give_up();
   backoff_ = 1;
-  ++run_aheads_;
   // Every client due before the horizon runs its steps up to it; order is free (none reaches
   // outside itself), the rotating start moves on by the times they would have been run at.
   const uint64_t end_value = ahead_clock_.cycles(double(until)).value();

@@ -28,7 +28,6 @@ namespace mpgpu {
 class SmCalendar : public sc_core::sc_module {
  public:
   // What the calendar wakes: an SM's step (it asks for its next wake-up itself).
-  class Client;
   class Client {
    public:
     virtual ~Client() = default;
@@ -91,9 +90,8 @@ class SmCalendar : public sc_core::sc_module {
   }
   // Where the other processes record their timed wake-ups; without it the calendar never runs ahead.
   void watch_others(TimedWakeups* w) { others_ = w; }  // before enable_run_ahead
-  // Client steps run ahead, and the times at which the calendar ran ahead (host statistics).
+  // Client steps run ahead (a host statistic: how much run-ahead did).
   uint64_t steps_run_ahead() const { return steps_ahead_; }
-  uint64_t run_aheads() const { return run_aheads_; }
   // sc_time_stamp(), without the library call while the calendar runs its clients.
   sc_core::sc_time now() const { return in_run_ ? now_ : sc_core::sc_time_stamp(); }
 
@@ -142,7 +140,7 @@ class SmCalendar : public sc_core::sc_module {
   ClockDomain ahead_clock_;
   sc_core::sc_time ahead_end_;
   uint64_t next_try_ = 0, backoff_ = 1;  // a try that found no room waits backoff_ cycles
-  uint64_t steps_ahead_ = 0, run_aheads_ = 0;
+  uint64_t steps_ahead_ = 0;
   CycleMarks marks_;
   sc_core::sc_event event_;
   uint64_t notified_ = kNone;  // the time event_ is notified for (kNone: not notified)
