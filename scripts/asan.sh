@@ -37,6 +37,7 @@ runs=(
   "0|--platform platforms/k20c.yaml --workload configs/default.yaml"
   "0|--platform platforms/gtx1080.yaml --workload configs/warp/memory_bound.yaml"
   "0|--platform platforms/gtx1080.yaml --workload configs/warp/compute_bound.yaml"
+  "0|--platform platforms/gtx1080.yaml --workload configs/warp/compute_bound.yaml --set sim.quantum_cycles=1"
   "0|--platform platforms/gtx1080.yaml --workload configs/warp/memory_bound.yaml --set sm.fault_organization=operand_log --set extensions.operand_log_bytes=16384 --set extensions.replay_queue.impl=verilog --set extensions.operand_log.impl=pins"
   "0|--platform platforms/gtx1080.yaml --trace sc_tests/data/fuzz/traces/vectoradd-100-32/kernelslist.g"
   "0|--platform platforms/gtx1080.yaml --workload configs/examples/every_key.yaml"
@@ -45,6 +46,7 @@ runs=(
   "0|--platform platforms/sixteen_sm.yaml --workload configs/examples/rtl_in_the_loop.yaml --set extensions.smst.impl=verilog --set extensions.smst.rtl=smst_serial_search --set extensions.ksrt.impl=verilog --set extensions.ptbq.impl=pins --set extensions.command_buffers.impl=verilog --set extensions.active_queue.impl=verilog"
   "0|--platform platforms/rtx2060.yaml --workload configs/default.yaml"
   "0|--platform platforms/rtx2060.yaml --workload configs/examples/mias_sharing.yaml --set workload.sharing.model=factor"
+  "0|--platform platforms/rtx2060.yaml --workload configs/examples/mias_sharing.yaml --set sim.quantum_cycles=1"
   "1|$starve"
   "1|--platform platforms/k20c.yaml --workload configs/parboil/parboil.yaml --max-host-seconds 1"
 )
