@@ -213,10 +213,14 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
 }
 
 uint64_t Sm::private_until(uint64_t enough) {
-  if (save_pending_ || warp_tbs_finished_ > 0 || !resident_.empty() || !parked_.empty() || block_switching_)
-    return 0;
-  if (warp_tbs_live_ == 0) return SmCalendar::kNever;  // only a dispatch gives it work
-  return pipe_.private_until(enough);
+  if (save_pending_ || !parked_.empty() || block_switching_) return 0;
+  // Its next report: a finished warp-level TB's (at a cycle edge), a TB-level TB's end (any time:
+  // the cycle before it).
+  uint64_t bound = SmCalendar::kNever;
+  if (warp_tbs_finished_ > 0) bound = clock_.to_cycles(next_report_);
+  if (!resident_.empty()) bound = std::min(bound, clock_.to_cycles(resident_.top().end));
+  if (bound < enough || warp_tbs_live_ == warp_tbs_finished_) return bound;  // no pipeline work, or enough said
+  return std::min(bound, pipe_.private_until(enough));
 }
 
 void Sm::run_ahead(const sc_time& first, uint64_t until, CycleMarks& visited) {
@@ -236,10 +240,20 @@ void Sm::run_ahead(const sc_time& first, uint64_t until, CycleMarks& visited) {
     pipe_.set_running_ahead(false);
     issue_at = pipe_.next_issue_cycle();
   }
-  if (issue_at == SmPipeline::kNever) return;  // every warp waits for another: no timed wake-up
-  planned_cycle_ = std::max(pipe_.cycle(), issue_at);
-  planned_time_ = calendar_.cycle_time(planned_cycle_, clock_);
-  wake(planned_time_ - calendar_.now());
+  // The next wake-up, as activate() asks for it: the pipeline's, a report's or a TB-level end.
+  bool timed = false;
+  sc_time next;
+  auto consider = [&](const sc_time& t) {
+    if (!timed || t < next) next = t;
+    timed = true;
+  };
+  if (issue_at != SmPipeline::kNever) {  // none: every warp waits for another
+    planned_cycle_ = std::max(pipe_.cycle(), issue_at);
+    consider(planned_time_ = calendar_.cycle_time(planned_cycle_, clock_));
+  }
+  if (warp_tbs_finished_ > 0) consider(next_report_);
+  if (!resident_.empty()) consider(resident_.top().end);
+  if (timed) wake(next - calendar_.now());
 }
 
 void Sm::report_warp_tbs(const sc_time& now) {

@@ -185,8 +185,8 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void activate() override;  // one step, from the calendar
-  // Run-ahead (SmCalendar::enable_run_ahead), for a plain warp-level SM only: nothing to report,
-  // save or switch, no TB-level TB.
+  // Run-ahead (SmCalendar::enable_run_ahead): up to the SM's next report (a finished TB, a
+  // TB-level end) and its pipeline's bound; none while a save or block switching is pending.
   uint64_t private_until(uint64_t enough) override;
   void run_ahead(const sc_core::sc_time& first, uint64_t until, CycleMarks& visited) override;
   void wake(const sc_core::sc_time& delay) { calendar_.wake(calendar_index_, delay); }
