@@ -186,6 +186,10 @@ std::optional<sc_time> Sm::step_pipeline(const sc_time& now) {
     pipe_.advance_to(now_cycle);
     pipe_.run_until(now_cycle + quantum_cycles_);
   }
+  return plan_pipeline(now);
+}
+
+std::optional<sc_time> Sm::plan_pipeline(const sc_time& now) {
   for (const FinishedTb& f : pipe_.finished()) {
     WarpTb& t = warp_tbs_.at(f.slot);
     t.finished = true;
@@ -228,9 +232,9 @@ void Sm::run_ahead(const sc_time& first, uint64_t until, CycleMarks& visited) {
   // through cycles that skips those in which nothing can issue simulates exactly the cycles at
   // which such an SM would have woken (it sleeps to its next issue cycle, as the run skips).
   uint64_t c = first == planned_time_ ? planned_cycle_ : clock_.to_cycles_ceil(first);
-  uint64_t issue_at = pipe_.next_issue_cycle();
   if (pipe_.cycle() > c) {  // a wake-up with the pipeline already past it: no step, the next planned
     visited.mark(c);
+    const uint64_t issue_at = pipe_.next_issue_cycle();
     c = issue_at == SmPipeline::kNever ? issue_at : std::max(pipe_.cycle(), issue_at);
   }
   if (c < until) {
@@ -238,22 +242,12 @@ void Sm::run_ahead(const sc_time& first, uint64_t until, CycleMarks& visited) {
     pipe_.advance_to(c);
     pipe_.run_until(until, &visited);
     pipe_.set_running_ahead(false);
-    issue_at = pipe_.next_issue_cycle();
   }
-  // The next wake-up, as activate() asks for it: the pipeline's, a report's or a TB-level end.
-  bool timed = false;
-  sc_time next;
-  auto consider = [&](const sc_time& t) {
-    if (!timed || t < next) next = t;
-    timed = true;
-  };
-  if (issue_at != SmPipeline::kNever) {  // none: every warp waits for another
-    planned_cycle_ = std::max(pipe_.cycle(), issue_at);
-    consider(planned_time_ = calendar_.cycle_time(planned_cycle_, clock_));
-  }
-  if (warp_tbs_finished_ > 0) consider(next_report_);
-  if (!resident_.empty()) consider(resident_.top().end);
-  if (timed) wake(next - calendar_.now());
+  // The next wake-up, as activate() asks for it: the pipeline's or a report's, or a TB-level end.
+  const sc_time now = calendar_.now();
+  std::optional<sc_time> next = plan_pipeline(now);
+  if (!resident_.empty() && (!next || resident_.top().end < *next)) next = resident_.top().end;
+  if (next) wake(*next - now);
 }
 
 void Sm::report_warp_tbs(const sc_time& now) {

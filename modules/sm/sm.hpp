@@ -182,6 +182,9 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   // (none: only a dispatch or a context save can change anything).
   // Inlined into activate(), its only caller: at quantum 1 it runs once per SM and cycle.
   [[gnu::always_inline]] inline std::optional<sc_core::sc_time> step_pipeline(const sc_core::sc_time& now);
+  // After a step or a run-ahead: takes the pipeline's finished TBs for their reports and returns
+  // its next wake-up, the earlier of its next issue cycle and the next report (none: nothing timed).
+  [[gnu::always_inline]] inline std::optional<sc_core::sc_time> plan_pipeline(const sc_core::sc_time& now);
   void report_warp_tbs(const sc_core::sc_time& now);
   void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void activate() override;  // one step, from the calendar
