@@ -68,14 +68,20 @@ class BusyIntervals {
       const uint64_t end = std::max(a.end_, b.end_);
       uint64_t w = t & ~uint64_t{63};
       uint64_t busy = a.aligned_word(w) | b.aligned_word(w);
-      uint64_t fit = ~uint64_t{0} << (t - w);  // starts before t do not count
+      uint64_t after = ~uint64_t{0} << (t - w);  // starts before t do not count
       for (int k = 0; k < kJointWords; ++k, w += 64) {
         if (w >= end) return std::max(t, w);  // past every booking of both
-        const uint64_t next = a.aligned_word(w + 64) | b.aligned_word(w + 64);
-        fit &= fit_starts(busy, next, len);
-        if (fit) return w + uint64_t(__builtin_ctzll(fit));
-        busy = next;
-        fit = ~uint64_t{0};
+        // A one-flit packet fits at any free bit; a word busy throughout starts nothing (a longer
+        // packet may still start in it only at a free bit): neither needs the next word's bits.
+        if (len == 1 || busy == ~uint64_t{0}) {
+          if (const uint64_t fit = ~busy & after) return w + uint64_t(__builtin_ctzll(fit));
+          busy = a.aligned_word(w + 64) | b.aligned_word(w + 64);
+        } else {
+          const uint64_t next = a.aligned_word(w + 64) | b.aligned_word(w + 64);
+          if (const uint64_t fit = fit_starts(busy, next, len) & after) return w + uint64_t(__builtin_ctzll(fit));
+          busy = next;
+        }
+        after = ~uint64_t{0};
       }
       s = w;  // no common slot starts in [t, w)
     }
@@ -218,7 +224,7 @@ class BusyIntervals {
       c += n;
     }
   }
-  static constexpr int kJointWords = 4;  // earliest_in_both's word walk, 256 cycles
+  static constexpr int kJointWords = 8;  // earliest_in_both's word walk, 512 cycles
   // The busy bits of the 64 cycles from `w`, a multiple of 64 (0 outside the bitmap: free).
   uint64_t aligned_word(uint64_t w) const {
     const uint64_t i = (w - base_) >> 6;  // wraps for w < base_: caught by the bound
