@@ -2,9 +2,11 @@
 
 namespace mpgpu {
 
-L1dCache::L1dCache(const L1dParams& p) : p_(p), sets_(p.sets) {}
+L1dCache::L1dCache(const L1dParams& p)
+    : p_(p), sets_(p.sets), set_mask_(p.sets > 1 && (p.sets & (p.sets - 1)) == 0 ? p.sets - 1 : 0) {}
 
 L1dCache::Way* L1dCache::find(uint64_t line) {
+  if (resident_ == 0) return nullptr;
   for (Way& w : sets_[set_of(line)])
     if (w.line == line) return &w;
   return nullptr;
@@ -51,12 +53,13 @@ void L1dCache::miss(uint64_t line, uint64_t at, uint64_t fill, bool allocate) {
   }
   if ((!victim || victim->line != ~uint64_t{0}) && set.size() < p_.ways) victim = &set.emplace_back();  // a way never used
   if (!victim) return;
+  resident_ += victim->line == ~uint64_t{0};
   *victim = {line, fill, ++stamp_};
 }
 
 void L1dCache::store(uint64_t line) {
   if (p_.write_policy == L1dParams::WritePolicy::write_through) return;
-  if (Way* w = find(line)) *w = Way{};
+  if (Way* w = find(line)) *w = Way{}, --resident_;
 }
 
 }  // namespace mpgpu
