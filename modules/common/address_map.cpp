@@ -20,7 +20,7 @@ void AddressMap::build_xor_tables() {
   if (p_.kind != AddressMapParams::Kind::xor_hash) return;
   const std::vector<std::vector<int>>* fields[] = {&p_.partition_bits, &p_.set_bits, &p_.bank_bits};
   // flips[b]: the output bits address bit b flips (a bit listed twice in one equation cancels,
-  // as in the XOR); a nibble's entry XORs those of its set bits.
+  // as in the XOR); a byte's entry XORs those of its set bits.
   std::array<uint64_t, 64> flips{};
   int top = -1;
   for (int f = 0; f < 3; ++f) {
@@ -32,11 +32,11 @@ void AddressMap::build_xor_tables() {
         top = std::max(top, b);
       }
   }
-  xor_nibbles_.assign(size_t(top / 4 + 1), {});
-  for (size_t k = 0; k < xor_nibbles_.size(); ++k)
-    for (uint32_t v = 0; v < 16; ++v)
-      for (size_t j = 0; j < 4; ++j)
-        if (v >> j & 1) xor_nibbles_[k][v] ^= flips[4 * k + j];
+  xor_bytes_.assign(size_t(top / 8 + 1), {});
+  for (size_t k = 0; k < xor_bytes_.size(); ++k)
+    for (uint32_t v = 0; v < 256; ++v)
+      for (size_t j = 0; j < 8 && 8 * k + j < flips.size(); ++j)
+        if (v >> j & 1) xor_bytes_[k][v] ^= flips[8 * k + j];
 }
 
 DecodedAddress AddressMap::decode_uncached(uint64_t a) const {
