@@ -874,6 +874,31 @@ TEST(L1dCache, PendingFillsAreNotEvicted) {
   EXPECT_EQ(one.lookup(0, 300).outcome, L1dCache::Outcome::hit);
 }
 
+// The cache counts the lines it holds and looks nothing up while it holds none: a store evicts
+// (write-evict), a later fill reuses the freed way, and the count never skips a line still held,
+// with a set count that is not a power of two (set = line % 3, a division, not a mask).
+TEST(L1dCache, StoresEvictAndFreedWaysRefill) {
+  L1dCache c(small_l1(3, 2, 8));
+  c.miss(0, 0, 10, true);
+  c.miss(3, 0, 10, true);  // same set as 0
+  c.miss(4, 0, 10, true);  // set 1
+  c.store(0);
+  EXPECT_EQ(c.lookup(0, 20).outcome, L1dCache::Outcome::miss);
+  EXPECT_EQ(c.lookup(3, 20).outcome, L1dCache::Outcome::hit);
+  c.store(3);
+  c.store(3);  // already gone: the count does not drop twice
+  EXPECT_EQ(c.lookup(4, 20).outcome, L1dCache::Outcome::hit);  // one line left, still found
+  c.store(4);
+  EXPECT_EQ(c.lookup(4, 20).outcome, L1dCache::Outcome::miss);
+  c.miss(6, 30, 40, true);  // set 0 again: takes a way the stores freed
+  EXPECT_EQ(c.lookup(6, 50).outcome, L1dCache::Outcome::hit);
+  c.miss(9, 30, 40, true);
+  c.miss(12, 60, 70, true);  // set 0 full (6, 9): evicts the LRU, 6
+  EXPECT_EQ(c.lookup(6, 80).outcome, L1dCache::Outcome::miss);
+  EXPECT_EQ(c.lookup(9, 80).outcome, L1dCache::Outcome::hit);
+  EXPECT_EQ(c.lookup(12, 80).outcome, L1dCache::Outcome::hit);
+}
+
 // A lookup while the line's fill is pending merges and is ready at the fill; afterwards it hits.
 TEST(L1dCache, MergeWhileFillPending) {
   L1dCache c(small_l1(4, 2, 8));
