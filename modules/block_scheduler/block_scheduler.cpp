@@ -202,14 +202,9 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
 
 void BlockScheduler::wake_after_busy(const sc_time& delay) {
   const sc_time now = sc_core::sc_time_stamp();
-  if (busy_until_ <= now) {
-    timed_wake(delay);
-    wake_.notify(delay);
-    return;
-  }
+  if (busy_until_ <= now) return notify_wake(delay);
   if (now + delay <= busy_until_) idle_owed_ = false;  // the window's end is a full round again
-  timed_wake(std::max(delay, busy_until_ - now));
-  wake_.notify(std::max(delay, busy_until_ - now));
+  notify_wake(std::max(delay, busy_until_ - now));
 }
 
 bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, const PtbqEntry* restore) {
@@ -489,18 +484,15 @@ void BlockScheduler::run() {
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long
       const sc_time busy_until = now + offset_;
       if (!owes_idle_rounds() || (!arrivals_.empty() && arrivals_.begin()->first <= busy_until)) {
-        timed_wake(offset_);
-        next_trigger(offset_);  // reports meanwhile wait for the timer: no need to hold them back
+        trigger_after(offset_);  // reports meanwhile wait for the timer: no need to hold them back
         return;
       }
       busy_until_ = busy_until;
       idle_owed_ = true;
-      if (!arrivals_.empty()) {
-        timed_wake(arrivals_.begin()->first - now);
-        next_trigger(arrivals_.begin()->first - now, wake_);
-      } else {
+      if (!arrivals_.empty())
+        trigger_after_or_wake(arrivals_.begin()->first - now);
+      else
         next_trigger(wake_);
-      }
       return;
     }
     // A kernel that issued its last TB leaves the side-by-side set: the controller starts over.
@@ -510,12 +502,10 @@ void BlockScheduler::run() {
     sc_time next = kNoTime;
     if (!arrivals_.empty()) next = arrivals_.begin()->first;
     if (sharing_ && sharing_->profiling()) next = std::min(next, window_end_);
-    if (next < kNoTime) {
-      timed_wake(next - now);
-      next_trigger(next - now, wake_);
-    } else {
+    if (next < kNoTime)
+      trigger_after_or_wake(next - now);
+    else
       next_trigger(wake_);
-    }
     return;
   }
 }

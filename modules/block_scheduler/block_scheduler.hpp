@@ -248,8 +248,19 @@ class BlockScheduler : public sc_core::sc_module {
   bool owes_idle_rounds() const { return domains_.empty() && !sharing_; }
   // Wakes the scheduler for a report or launch at now + delay, not before its busy window ends.
   void wake_after_busy(const sc_core::sc_time& delay);
-  void timed_wake(const sc_core::sc_time& delay) {  // every timed notification and next_trigger
+  // Every timed wake-up goes through these, which record it in `wakeups`: wake_ notified after
+  // `delay`; run() triggered after `delay` (or by wake_, when that comes first).
+  void notify_wake(const sc_core::sc_time& delay) {
     if (wakeups) wakeups->after(delay);
+    wake_.notify(delay);
+  }
+  void trigger_after(const sc_core::sc_time& delay) {
+    if (wakeups) wakeups->after(delay);
+    next_trigger(delay);
+  }
+  void trigger_after_or_wake(const sc_core::sc_time& delay) {
+    if (wakeups) wakeups->after(delay);
+    next_trigger(delay, wake_);
   }
   BlockSchedulerLinks links_;
   static constexpr uint32_t kNone = ~0u;
