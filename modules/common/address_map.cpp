@@ -35,7 +35,7 @@ void AddressMap::build_xor_tables() {
   xor_bytes_.assign(size_t(top / 8 + 1), {});
   for (size_t k = 0; k < xor_bytes_.size(); ++k)
     for (uint32_t v = 0; v < 256; ++v)
-      for (size_t j = 0; j < 8 && 8 * k + j < flips.size(); ++j)
+      for (size_t j = 0; j < 8; ++j)
         if (v >> j & 1) xor_bytes_[k][v] ^= flips[8 * k + j];
 }
 

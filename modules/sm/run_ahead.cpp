@@ -27,8 +27,8 @@ LoopSpans::LoopSpans(const WarpProgram& p)
 uint64_t LoopSpans::before_external(uint32_t pc, const uint32_t* iter_in, uint32_t max_steps) const {
   const auto& code = p_.instrs;
   const uint32_t n = uint32_t(code.size());
-  uint32_t iter[8];
-  std::copy(iter_in, iter_in + 8, iter);
+  uint32_t iter[kMaxLoopDepth];
+  std::copy(iter_in, iter_in + kMaxLoopDepth, iter);
   uint64_t before = 0;
   for (uint32_t step = 0; step < max_steps && pc < n; ++step) {
     const ProgInstr& i = code[pc];

@@ -75,19 +75,18 @@ class WarpCursor {
   WarpPosition position() const {
     WarpPosition w;
     w.pc = pc_;
-    for (int i = 0; i < 8; ++i) w.iter[i] = iter_[i];
+    std::copy(iter_, iter_ + kMaxLoopDepth, w.iter);
     w.done = done_;
     return w;
   }
   // Continues from a saved position (after start_program / start_trace of the same code).
   void resume(const WarpPosition& w) {
     pc_ = w.pc;
-    for (int i = 0; i < 8; ++i) iter_[i] = w.iter[i];
+    std::copy(w.iter, w.iter + kMaxLoopDepth, iter_);
     decode();
   }
   const Decoded& head() const { return *head_; }
-  // A program's position (run-ahead's look at the code ahead, sm/run_ahead.hpp); null for a trace.
-  const WarpProgram* program() const { return prog_; }
+  // A program's position (run-ahead's look at the code ahead, sm/run_ahead.hpp).
   uint32_t pc() const { return pc_; }
   const uint32_t* iterations() const { return iter_; }
 
@@ -179,7 +178,7 @@ class WarpCursor {
   const Decoded* decoded_ = nullptr;  // prog_'s instructions, decoded
   const WarpProgram* prog_ = nullptr;
   const TraceTbView* tb_ = nullptr;
-  uint32_t iter_[8] = {};
+  uint32_t iter_[kMaxLoopDepth] = {};
   LaneCoords coords_{};
   Decoded own_;                  // the head when it is not an entry of decoded_
 };

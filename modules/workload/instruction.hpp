@@ -33,5 +33,7 @@ inline bool overwrites_memory(MemSpace space, MemOp op) {
 // Register numbers (per thread); kNoReg = unused operand slot. R255 (RZ) is never a dependency.
 constexpr uint16_t kNoReg = 0xffff;
 constexpr int kMaxDst = 4, kMaxSrc = 4;
+// Warp-program loops nest at most this deep: a warp keeps one iteration counter per level.
+constexpr uint32_t kMaxLoopDepth = 8;
 
 }  // namespace mpgpu

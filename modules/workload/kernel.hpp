@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "workload/instruction.hpp"
+
 namespace mpgpu {
 
 struct WarpProgram;
@@ -60,7 +62,7 @@ uint64_t sample_tb_cycles(const TbTimeDist& d, uint64_t seed, uint64_t launch_ui
 // counters and whether it waits at a barrier. Restored by whichever SM gets the TB back.
 struct WarpPosition {
   uint32_t pc = 0;
-  uint32_t iter[8] = {};
+  uint32_t iter[kMaxLoopDepth] = {};
   bool done = false;       // the warp had exited
   bool at_barrier = false;
   // Squashed faulted instructions (SPEC 3), program order: replayed first on restore. Their

@@ -90,7 +90,7 @@ class ProgramReader {
     for (const auto& item : list.items()) {
       item.expect_map();
       if (item.has("loop")) {
-        if (depth >= 8) item.fail("loops nested more than 8 deep");
+        if (depth >= kMaxLoopDepth) item.fail("loops nested more than " + std::to_string(kMaxLoopDepth) + " deep");
         const uint32_t count = item.req_int("loop", 1, 1 << 30);
         const uint32_t start = static_cast<uint32_t>(p_.instrs.size());
         body(item.req("body"), item.opt_num("active_fraction", active, 0, 1), depth + 1);
