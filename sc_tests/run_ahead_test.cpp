@@ -35,7 +35,7 @@ ProgInstr back_edge(uint32_t target, uint32_t count, uint8_t depth) {
 const UnitClass kAlu = UnitClass::sp, kMem = UnitClass::ldst;
 
 uint64_t before(const WarpProgram& p, uint32_t pc, std::initializer_list<uint32_t> iters = {}) {
-  uint32_t it[8] = {};
+  uint32_t it[kMaxLoopDepth] = {};
   std::copy(iters.begin(), iters.end(), it);
   return LoopSpans(p).before_external(pc, it);
 }
@@ -71,7 +71,7 @@ TEST(RunAhead, LoopsWithMemoryNestedAndAtTheEnd) {
   EXPECT_EQ(before(nested, 0, {0, 0}), 16u);   // 2 x (1 + 3 x 2 + 1)
   EXPECT_EQ(before(nested, 2, {1, 1}), 4u);    // this inner back-edge, one more inner iteration (2), the outer back-edge
   // The walk stops after its step limit with what it counted: a lower bound.
-  uint32_t it[8] = {};
+  uint32_t it[kMaxLoopDepth] = {};
   EXPECT_EQ(LoopSpans(nested).before_external(0, it, 2), 2u);
 }
 
