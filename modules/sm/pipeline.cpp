@@ -52,33 +52,41 @@ void SmPipeline::scheduler_issued(uint32_t s, uint32_t wid) {
   }
 }
 
-void SmPipeline::file(ReadySet& r, uint64_t bit, Warp& w) {
+void SmPipeline::file(ReadySet& r, uint32_t pos, const Warp& w) {
   if (!w.live || w.at_barrier) return;
-  if (w.ready <= cycle_) {
+  place(r, pos, w.ready);
+}
+
+void SmPipeline::place(ReadySet& r, uint32_t pos, uint64_t ready) {
+  const uint64_t bit = uint64_t{1} << pos;
+  if (ready <= cycle_) {
     r.bits |= bit;
-  } else if (w.ready - cycle_ < 64) {
-    r.wheel[w.ready & 63] |= bit;
-    r.occupied |= uint64_t{1} << (w.ready & 63);
-    w.wheel_at = w.ready;
+    return;
+  }
+  if (ready - cycle_ < 64) {
+    r.wheel[ready & 63] |= bit;
+    r.occupied |= uint64_t{1} << (ready & 63);
   } else {
     r.far |= bit;
-    r.far_min = std::min(r.far_min, w.ready);
+    r.far_min = std::min(r.far_min, ready);
+    r.due[pos] = ready;
   }
 }
 
-void SmPipeline::track(uint32_t wid, Warp& w) {
+void SmPipeline::track(uint32_t wid, Warp& w, uint64_t filed_ready) {
   ReadySet& r = slots_[w.scheduler].ready;
   const WarpScheduler& sched = *schedulers_[w.scheduler];
   // Positions changed (promote_ready rebuilds the set), or the warp is not in the scheduler yet
   // (a TB being launched: adding it changes the layout).
   if (r.layout != sched.layout() || !w.scheduled) return;
   if (r.promoted < cycle_) promote_ready(w.scheduler);  // wheel slots behind now must be empty
-  const uint64_t bit = uint64_t{1} << sched.position(wid);
+  const uint32_t pos = sched.position(wid);
+  const uint64_t bit = uint64_t{1} << pos;
   r.bits &= ~bit;
   if (r.far & bit) r.far_exact = false;  // far_min may be this warp's old wake-up
   r.far &= ~bit;
-  r.wheel[w.wheel_at & 63] &= ~bit;  // harmless when it already left that slot (occupied may stay set)
-  file(r, bit, w);
+  r.wheel[filed_ready & 63] &= ~bit;  // harmless when it already left that slot (occupied may stay set)
+  file(r, pos, w);
 }
 
 void SmPipeline::promote_ready(uint32_t s) {
@@ -101,7 +109,7 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
     r = ReadySet{};
     r.layout = sched.layout();
     r.promoted = cycle_;
-    for (uint32_t pos = 0; pos < sched.size(); ++pos) file(r, uint64_t{1} << pos, warps_[sched.warp_at(pos)]);
+    for (uint32_t pos = 0; pos < sched.size(); ++pos) file(r, pos, warps_[sched.warp_at(pos)]);
     return;
   }
   if (r.promoted >= cycle_) return;
@@ -112,14 +120,14 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
   const uint64_t due = r.occupied & rotate_left(span, from & 63);
   for (uint64_t m = due; m; m &= m - 1) promote_slot(r, uint64_t(__builtin_ctzll(m)));
   r.promoted = cycle_;
-  if (cycle_ >= r.far_min) {  // some loads are back: refile the far warps
+  if (cycle_ >= r.far_min) {  // some loads are back: refile the far warps (from due[], not the warps' lines)
     uint64_t far = r.far;
     r.far = 0;
     r.far_min = ~uint64_t{0};
     r.far_exact = true;
     for (; far; far &= far - 1) {
       const uint32_t pos = uint32_t(__builtin_ctzll(far));
-      file(r, uint64_t{1} << pos, warps_[sched.warp_at(pos)]);
+      place(r, pos, r.due[pos]);
     }
   }
 }
@@ -200,7 +208,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     schedulers_[w.scheduler]->set_budget(launch->id, k.qos_budget);
     schedulers_[w.scheduler]->add_warp(wid, age_++, launch->id);
     w.scheduled = true;
-    track(wid, w);
+    track(wid, w, w.ready);
   }
   if (nwarps == 0) {
     t.live = false;
@@ -226,7 +234,7 @@ std::vector<WarpPosition> SmPipeline::evict_tb(uint32_t slot, uint64_t& drained)
       fold_counts(w);
       w.live = false;
       --live_warps_;
-      track(wid, w);
+      track(wid, w, w.ready);
       schedulers_[w.scheduler]->remove_warp(wid);
       w.scheduled = false;
     }
@@ -365,7 +373,7 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   if (r.far && r.far_exact)
     st.wake = std::min(st.wake, r.far_min);
   else
-    for (uint64_t m = r.far; m; m &= m - 1) st.wake = std::min(st.wake, warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))].ready);
+    for (uint64_t m = r.far; m; m &= m - 1) st.wake = std::min(st.wake, r.due[__builtin_ctzll(m)]);
   bool ldst = false;
   for (uint64_t m = r.bits; m; m &= m - 1) {
     const Warp& w = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))];
@@ -532,9 +540,10 @@ void SmPipeline::refresh_ready(Warp& w) {
   }
   // From the moment a fault is known the warp issues nothing until it is handled; then it replays.
   if (replay_due || (has_replays(w) && ready >= w.halt_from)) ready = w.resume, mem = true;
+  const uint64_t filed_ready = w.ready;
   w.ready = ready;
   w.waits_memory = mem;
-  track(uint32_t(&w - warps_.data()), w);
+  track(uint32_t(&w - warps_.data()), w, filed_ready);
 }
 
 void SmPipeline::add_counts(PipelineStats& ks, const Warp& w) {
@@ -570,7 +579,7 @@ void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
   fold_counts(w);
   w.live = false;
   --live_warps_;
-  track(wid, w);
+  track(wid, w, w.ready);
   TbSlot& t = tbs_[w.tb_slot];
   t.done = std::max({t.done, w.last_write, cycle_ + 1});
   if (--t.warps_live == 0) {
@@ -587,7 +596,7 @@ void SmPipeline::exit_warp(uint32_t wid, Warp& w) {
 void SmPipeline::barrier_arrive(Warp& w) {
   TbSlot& t = tbs_[w.tb_slot];
   w.at_barrier = true;
-  track(uint32_t(&w - warps_.data()), w);
+  track(uint32_t(&w - warps_.data()), w, w.ready);
   if (++t.at_barrier == t.warps_live) barrier_release(t);
 }
 

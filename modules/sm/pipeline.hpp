@@ -192,7 +192,6 @@ class SmPipeline {
     uint64_t ready = 0;        // ... and its operands are free (scoreboard)
     uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
     uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
-    uint64_t wheel_at = 0;     // the ready-set wheel slot (cycle) it was filed under, if any
     PipelineStats* kstats = nullptr;  // its kernel's statistics (every memory instruction counts there)
     Reg* reg_file = nullptr;   // regs.data(), set with regs at launch
     uint32_t nregs = 0;        // regs.size()
@@ -259,6 +258,9 @@ class SmPipeline {
     // that the slots read are those, not all 64: an SM waiting on memory passes many empty ones.
     uint64_t occupied = 0;
     uint64_t wheel[64] = {};
+    // Per far position: the wake-up it was filed under. The far warps are refiled from here, not
+    // from their Warp lines: with hundreds of SMs those are cold by the time a load is back.
+    uint64_t due[64] = {};
   };
   // One scheduler's issue-stage state, its hot fields in one cache line (the state, then the
   // ready set's words before its wheel): at quantum 1 an SM's lines are evicted between cycles.
@@ -271,9 +273,13 @@ class SmPipeline {
   // The stall reason and wake-up cycle of scheduler `s`, none of whose warps can issue now.
   SchedulerState stalled_state(uint32_t s);
   // Records warp `wid`'s readiness in its scheduler's ready set (after any change of it).
-  [[gnu::always_inline]] inline void track(uint32_t wid, Warp& w);
+  // `filed_ready`: its `ready` when it was last filed (a wheel slot it may still be in): w.ready
+  // unless refresh_ready() just changed it. The warp's own line holds no filing state.
+  [[gnu::always_inline]] inline void track(uint32_t wid, Warp& w, uint64_t filed_ready);
   // The hot ones are inlined into the issue stage (they run once or more per issued instruction).
-  [[gnu::always_inline]] inline void file(ReadySet& r, uint64_t bit, Warp& w);
+  [[gnu::always_inline]] inline void file(ReadySet& r, uint32_t pos, const Warp& w);
+  // Files position `pos` by its wake-up cycle: ready now, a wheel slot or the far set.
+  [[gnu::always_inline]] inline void place(ReadySet& r, uint32_t pos, uint64_t ready);
   [[gnu::always_inline]] inline void promote_ready(uint32_t s);
   void promote_ready_slow(uint32_t s);
   // The warps due at cycle `c` move from its wheel slot to the ready bits.
