@@ -240,6 +240,64 @@ TEST(TagArray, LruEvictsLeastRecentlyUsed) {
   EXPECT_TRUE(t.access(0, 3));
 }
 
+// The recency order of each set agrees with per-way time stamps (the reference: least recent
+// stamp evicted, never-used ways lowest number first), with dirty write-backs and owners, over
+// random reads and writes, set counts and way counts a 64-byte record fits unevenly.
+TEST(TagArray, RecencyOrderAgreesWithTimeStamps) {
+  struct RefWay {
+    uint64_t tag = TagArray::kInvalid, stamp = 0;
+    uint32_t owner = 0;
+    bool dirty = false;
+  };
+  std::mt19937_64 rng(11);
+  for (uint32_t ways : {1u, 2u, 5u, 16u, 33u}) {
+    const uint32_t sets = 3;
+    TagArray t(sets, ways);
+    std::vector<RefWay> ref(size_t(sets) * ways);
+    uint64_t clock = 0;
+    for (int op = 0; op < 20000; ++op) {
+      const uint32_t set = uint32_t(rng() % sets);
+      const uint64_t line = rng() % (ways + 3) * sets + set;  // a few more lines than ways per set
+      const bool write = rng() % 3 == 0;
+      const uint32_t owner = uint32_t(rng() % 4);
+      if (op % 97 == 0) {  // written through now and then
+        t.clean(set, line);
+        for (uint32_t w = 0; w < ways; ++w)
+          if (ref[set * ways + w].tag == line) ref[set * ways + w].dirty = false;
+        continue;
+      }
+      uint64_t evicted, replaced;
+      uint32_t victim_owner;
+      size_t way;
+      const bool hit = t.access(set, line, write, &evicted, owner, &victim_owner, &way, &replaced);
+      size_t want = set * ways;
+      bool ref_hit = false;
+      for (uint32_t w = 0; w < ways; ++w) {
+        const RefWay& r = ref[set * ways + w];
+        if (r.tag == line) {
+          want = set * ways + w, ref_hit = true;
+          break;
+        }
+        if (r.stamp < ref[want].stamp) want = set * ways + w;
+      }
+      ASSERT_EQ(hit, ref_hit) << "ways " << ways << " op " << op;
+      ASSERT_EQ(way, want) << "ways " << ways << " op " << op;
+      RefWay& r = ref[want];
+      if (hit) {
+        r.dirty = r.dirty || write;
+      } else {
+        const bool valid = r.tag != TagArray::kInvalid;
+        ASSERT_EQ(replaced, r.tag);
+        ASSERT_EQ(evicted, valid && r.dirty ? r.tag : TagArray::kInvalid);
+        ASSERT_EQ(victim_owner, valid ? r.owner : TagArray::kNoOwner);
+        r = {line, 0, owner, write};
+      }
+      r.stamp = ++clock;
+      ASSERT_TRUE(t.contains(set, line));
+    }
+  }
+}
+
 // MSHR release times (L1D, TLBs, L2) kept sorted agree with a min-heap, and their k-th latest
 // with a sorted copy: bookings mostly in time order with some out of it, releases up to moving
 // times, enough to compact the released front.

@@ -8,8 +8,7 @@ namespace mpgpu {
 
 class TagArray {
  public:
-  TagArray(uint32_t sets, uint32_t ways)
-      : sets_(sets), ways_(ways), lines_(size_t(sets) * ways) {}
+  TagArray(uint32_t sets, uint32_t ways);
   static constexpr uint32_t kNoOwner = ~0u;
   static constexpr uint64_t kInvalid = ~uint64_t{0};
   // Looks up `line` in `set`; on a miss allocates it over the LRU way. Returns true on a hit.
@@ -32,21 +31,26 @@ class TagArray {
   // Marks `line` clean (its data was written through), if present.
   void clean(uint32_t set, uint64_t line);
   uint32_t sets() const { return sets_; }
-  size_t size() const { return lines_.size(); }  // ways in all (way indices run below it)
+  size_t size() const { return size_t(sets_) * ways_; }  // ways in all (way indices run below it)
   uint32_t ways() const { return ways_; }
 
  private:
-  uint32_t sets_, ways_;
-  // What a way holds, in one place: a lookup reads the tag and last use of every way of its set,
-  // which are then one run of adjacent lines rather than runs in separate arrays.
-  struct Line {
-    uint64_t tag = kInvalid;
-    uint64_t stamp = 0;  // last use; 0 = never
-    uint32_t owner = 0;  // context that brought the line in
-    bool dirty = false;
+  // A set is one record of adjacent cache lines: its ways' tags, then their owners, then the
+  // recency order (way numbers, most recent first) and the dirty flags. A miss reads the tags and
+  // takes the last way of the order; a hit moves its way to the front. The order is exact LRU, as
+  // per-way time stamps would be (unused ways leave lowest number first), without reading a stamp
+  // per way: with hundreds of SMs the L2's sets are cold, and each line read is a host cache miss.
+  struct SetView {
+    uint64_t* tags;
+    uint32_t* owners;
+    uint16_t* order;
+    uint8_t* dirty;
   };
-  std::vector<Line> lines_;  // set x ways + way
-  uint64_t clock_ = 0;
+  SetView view(uint32_t set) const;
+  uint32_t sets_, ways_;
+  size_t owners_at_ = 0, order_at_ = 0, dirty_at_ = 0, stride_ = 0;  // byte offsets in a record; its size
+  std::vector<uint64_t> words_;  // the records, from the first 64-byte boundary
+  size_t base_ = 0;              // words_ index of the first record
 };
 
 }  // namespace mpgpu

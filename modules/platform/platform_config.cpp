@@ -320,7 +320,7 @@ PlatformConfig load_platform(const std::string& file,
   c.l2.ways = l2.req_int("ways", 1, 1024);
   c.l2.line_bytes = l2.req_int("line_bytes", 32, 4096);
   {
-    // The tag arrays are allocated up front (about 21 B per line): bounded so that a mistyped key
+    // The tag arrays are allocated up front (about 23 B per line): bounded so that a mistyped key
     // is an error, not an allocation failure. Real L2s hold at most 96 MB (AD102).
     const uint64_t lines = uint64_t{c.l2.slices} * c.l2.sets * c.l2.ways, bytes = lines * c.l2.line_bytes;
     if (lines > (uint64_t{1} << 24))
