@@ -320,6 +320,7 @@ bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t&
 inline bool SmPipeline::issue_on(uint32_t s) {
   SchedulerState& st = slots_[s].st;
   if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
+  flush_stalls(slots_[s]);  // its stall reason held until now; it may change below
   WarpScheduler& sched = *schedulers_[s];
   if (sched.positions() == 0) {  // no warps (positions cover every warp of the scheduler)
     st = {kNever, -1, nullptr};
@@ -352,6 +353,7 @@ inline bool SmPipeline::issue_on(uint32_t s) {
   scheduler_issued(s, first);
   for (uint32_t wid : exits_) sched.remove_warp(wid), warps_[wid].scheduled = false;  // after issued(): positions stay valid until then
   st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled_state(s);
+  if (issued) slots_[s].stalls_from = cycle_ + 1;  // an issue cycle is no stall
   return issued > 0;
 }
 
@@ -612,19 +614,26 @@ void SmPipeline::barrier_release(TbSlot& t) {
   }
 }
 
-void SmPipeline::account_stalls(uint32_t issued, uint64_t cycles) {
+void SmPipeline::count_stall(const SchedulerState& st, uint64_t cycles) {
   static constexpr uint64_t PipelineStats::*kField[] = {
       &PipelineStats::stall_idle_control, &PipelineStats::stall_raw_compute, &PipelineStats::stall_raw_memory,
       &PipelineStats::stall_compute_pipe, &PipelineStats::stall_memory_pipe};
-  const uint32_t all = (uint32_t{1} << slots_.size()) - 1;  // warp_schedulers <= 16
-  for (uint32_t idle = ~issued & all; idle; idle &= idle - 1) {
-    // The reason found when the scheduler last looked at its warps; their state has not changed.
-    const SchedulerState& st = slots_[uint32_t(__builtin_ctz(idle))].st;
-    const auto field = kField[std::max(st.rank, 0)];
-    stats_.*field += cycles;
-    if (st.kstats) st.kstats->*field += cycles;
+  const auto field = kField[std::max(st.rank, 0)];
+  stats_.*field += cycles;
+  if (st.kstats) st.kstats->*field += cycles;
+}
+
+void SmPipeline::account_stalls(uint64_t cycles) {
+  for (SchedulerSlot& sl : slots_) {
+    count_stall(sl.st, sl.stalls_from < cycle_ ? cycles + (cycle_ - sl.stalls_from) : cycles);
+    sl.stalls_from = cycle_ + cycles;
   }
-  if (!issued) account_memory_stall(cycles);
+  account_memory_stall(cycles);
+}
+
+void SmPipeline::flush_stalls(SchedulerSlot& sl) {
+  if (sl.stalls_from < cycle_) count_stall(sl.st, cycle_ - sl.stalls_from);
+  sl.stalls_from = cycle_;
 }
 
 void SmPipeline::account_memory_stall(uint64_t cycles) {
@@ -643,26 +652,25 @@ void SmPipeline::account_memory_stall(uint64_t cycles) {
 uint64_t SmPipeline::run_until(uint64_t limit, CycleMarks* visited) {
   while (cycle_ < limit) {
     if (live_warps_ == 0) {
+      for (SchedulerSlot& sl : slots_) flush_stalls(sl);
       cycle_ = limit;
+      for (SchedulerSlot& sl : slots_) sl.stalls_from = limit;  // not stalls: nothing to run
       break;
     }
     if (visited) visited->mark(cycle_);
-    uint32_t issued = 0, n_issued = 0;  // warp_schedulers <= 16 (platform check)
-    for (uint32_t s = 0, n = uint32_t(slots_.size()); s < n; ++s) {
-      const bool any = issue_on(s);
-      issued |= uint32_t(any) << s;
-      n_issued += any;
-    }
+    uint32_t n_issued = 0;
+    for (uint32_t s = 0, n = uint32_t(slots_.size()); s < n; ++s) n_issued += issue_on(s);
     uint64_t step = 1;
-    if (!issued) {
+    if (!n_issued) {
       const uint64_t next = next_issue_cycle();
       step = next == kNever ? limit - cycle_ : std::clamp<uint64_t>(next - cycle_, 1, limit - cycle_);
+      account_memory_stall(step);
     }
     stats_.issue_cycles += n_issued;
-    if (n_issued < slots_.size()) account_stalls(issued, step);  // every scheduler issued: no stall to count
     cycle_ += step;
     if (!finished_.empty()) break;
   }
+  for (SchedulerSlot& sl : slots_) flush_stalls(sl);  // none pending between calls: stats() may be read
   return cycle_;
 }
 

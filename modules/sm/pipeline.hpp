@@ -107,8 +107,9 @@ class SmPipeline {
   // until its next wake-up or was woken by a dispatch); the skipped cycles count as stalls.
   void advance_to(uint64_t c) {  // inline, as next_issue_cycle(): once per SM wake-up
     if (c <= cycle_) return;
-    if (live_warps_ > 0) account_stalls(0, c - cycle_);
+    if (live_warps_ > 0) account_stalls(c - cycle_);
     cycle_ = c;
+    for (SchedulerSlot& sl : slots_) sl.stalls_from = c;
   }
   // The earliest cycle a warp can issue, known while all schedulers wait (kNever: none can until
   // a TB arrives or a barrier opens); an SM sleeps until then.
@@ -266,6 +267,10 @@ class SmPipeline {
   // ready set's words before its wheel): at quantum 1 an SM's lines are evicted between cycles.
   struct alignas(64) SchedulerSlot {
     SchedulerState st;
+    // Its stall cycles from here up to the pipeline's cycle are counted when `st` is next
+    // looked at (issue_on) or run_until() returns, under the reason `st` holds until then: a
+    // scheduler waiting on memory is not counted cycle by cycle.
+    uint64_t stalls_from = 0;
     ReadySet ready;
   };
 
@@ -372,9 +377,10 @@ class SmPipeline {
   void fold_counts(Warp& w);  // the warp's issue counts into its TB slot and kernel statistics
   void barrier_arrive(Warp& w);
   void barrier_release(TbSlot& t);
-  // issued: bit s set when scheduler s issued in the cycle(s) being accounted (the issue cycles
-  // themselves are counted by the caller, which has them as it goes).
-  void account_stalls(uint32_t issued, uint64_t cycles);
+  // `cycles` from now in which no scheduler issues, as stalls (with any still pending).
+  void account_stalls(uint64_t cycles);
+  void count_stall(const SchedulerState& st, uint64_t cycles);  // into the SM's and st's kernel's counts
+  void flush_stalls(SchedulerSlot& sl);  // counts its pending stall cycles up to now
   void account_memory_stall(uint64_t cycles);  // no scheduler issued for `cycles` (SPEC 5's M and A)
   // One update over a link: compared with the core's `want`; an issue's cycles are kept.
   template <class Bus, class Describe>
