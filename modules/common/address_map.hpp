@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/divisor.hpp"
+
 namespace mpgpu {
 
 struct AddressMapParams {
@@ -63,16 +65,6 @@ class AddressMap {
     for (size_t k = 0; k < xor_bytes_.size(); ++k, a >>= 8) out ^= xor_bytes_[k][a & 255];
     return out;
   }
-  // Division by a platform constant: a shift when it is a power of two (every bundled platform),
-  // a hardware divide otherwise. Decoding runs on every request at the crossbar, L2 and DRAM.
-  struct Divisor {
-    uint64_t d = 1;
-    int shift = 0;  // -1: not a power of two
-    Divisor() = default;
-    explicit Divisor(uint64_t v) : d(v ? v : 1), shift(d & (d - 1) ? -1 : __builtin_ctzll(d)) {}
-    uint64_t div(uint64_t x) const { return shift >= 0 ? x >> shift : x / d; }
-    uint64_t mod(uint64_t x) const { return shift >= 0 ? x & (d - 1) : x % d; }
-  };
   DecodedAddress decode_uncached(uint64_t paddr) const;
   AddressMapParams p_;
   Divisor line_, partitions_, sets_, banks_, interleave_, row_bytes_, xor_row_, local_row_;

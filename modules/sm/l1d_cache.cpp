@@ -3,7 +3,7 @@
 namespace mpgpu {
 
 L1dCache::L1dCache(const L1dParams& p)
-    : p_(p), sets_(p.sets), set_mask_(p.sets > 1 && (p.sets & (p.sets - 1)) == 0 ? p.sets - 1 : 0) {}
+    : p_(p), sets_(p.sets), set_count_(p.sets) {}
 
 L1dCache::Way* L1dCache::find(uint64_t line) {
   if (resident_ == 0) return nullptr;

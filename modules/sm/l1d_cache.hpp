@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/divisor.hpp"
 #include "common/release_times.hpp"
 #include "sm/occupancy_integral.hpp"
 
@@ -56,15 +57,13 @@ class L1dCache {
     uint64_t last_use = 0;  // LRU stamp
   };
   Way* find(uint64_t line);
-  uint32_t set_of(uint64_t line) const {
-    return static_cast<uint32_t>(set_mask_ ? line & set_mask_ : line % p_.sets);  // a mask on every bundled platform
-  }
+  uint32_t set_of(uint64_t line) const { return static_cast<uint32_t>(set_count_.mod(line)); }
 
   L1dParams p_;
   // Ways of each set, grown on first use up to p_.ways: memory follows the lines touched, not
   // the configured capacity (a 4096-set x 512-way L1 allocated up front took 50 MB per SM).
   std::vector<std::vector<Way>> sets_;
-  uint64_t set_mask_ = 0;  // sets - 1 when a power of two (> 1): no division per lookup
+  Divisor set_count_;  // no division per lookup when a power of two
   // Ways holding a line. None (global loads bypass the L1 and nothing else was cached): a
   // lookup or a store's eviction has nothing to look at, and skips the set (at 320 SMs reading
   // it missed the cache on every store).

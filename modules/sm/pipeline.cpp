@@ -623,17 +623,15 @@ void SmPipeline::count_stall(const SchedulerState& st, uint64_t cycles) {
   if (st.kstats) st.kstats->*field += cycles;
 }
 
-void SmPipeline::account_stalls(uint64_t cycles) {
-  for (SchedulerSlot& sl : slots_) {
-    count_stall(sl.st, sl.stalls_from < cycle_ ? cycles + (cycle_ - sl.stalls_from) : cycles);
-    sl.stalls_from = cycle_ + cycles;
-  }
-  account_memory_stall(cycles);
-}
-
 void SmPipeline::flush_stalls(SchedulerSlot& sl) {
   if (sl.stalls_from < cycle_) count_stall(sl.st, cycle_ - sl.stalls_from);
   sl.stalls_from = cycle_;
+}
+
+void SmPipeline::skip_to(uint64_t c) {
+  for (SchedulerSlot& sl : slots_) flush_stalls(sl);  // those up to now were stalls
+  cycle_ = c;
+  for (SchedulerSlot& sl : slots_) sl.stalls_from = c;
 }
 
 void SmPipeline::account_memory_stall(uint64_t cycles) {
@@ -652,9 +650,7 @@ void SmPipeline::account_memory_stall(uint64_t cycles) {
 uint64_t SmPipeline::run_until(uint64_t limit, CycleMarks* visited) {
   while (cycle_ < limit) {
     if (live_warps_ == 0) {
-      for (SchedulerSlot& sl : slots_) flush_stalls(sl);
-      cycle_ = limit;
-      for (SchedulerSlot& sl : slots_) sl.stalls_from = limit;  // not stalls: nothing to run
+      skip_to(limit);
       break;
     }
     if (visited) visited->mark(cycle_);

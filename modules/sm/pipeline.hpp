@@ -107,9 +107,10 @@ class SmPipeline {
   // until its next wake-up or was woken by a dispatch); the skipped cycles count as stalls.
   void advance_to(uint64_t c) {  // inline, as next_issue_cycle(): once per SM wake-up
     if (c <= cycle_) return;
-    if (live_warps_ > 0) account_stalls(c - cycle_);
+    if (live_warps_ == 0) return skip_to(c);
+    account_memory_stall(c - cycle_);  // reads the outstanding misses from the current cycle
     cycle_ = c;
-    for (SchedulerSlot& sl : slots_) sl.stalls_from = c;
+    for (SchedulerSlot& sl : slots_) flush_stalls(sl);
   }
   // The earliest cycle a warp can issue, known while all schedulers wait (kNever: none can until
   // a TB arrives or a barrier opens); an SM sleeps until then.
@@ -377,10 +378,9 @@ class SmPipeline {
   void fold_counts(Warp& w);  // the warp's issue counts into its TB slot and kernel statistics
   void barrier_arrive(Warp& w);
   void barrier_release(TbSlot& t);
-  // `cycles` from now in which no scheduler issues, as stalls (with any still pending).
-  void account_stalls(uint64_t cycles);
   void count_stall(const SchedulerState& st, uint64_t cycles);  // into the SM's and st's kernel's counts
   void flush_stalls(SchedulerSlot& sl);  // counts its pending stall cycles up to now
+  void skip_to(uint64_t c);  // no live warp: moves to cycle c, which counts no stall
   void account_memory_stall(uint64_t cycles);  // no scheduler issued for `cycles` (SPEC 5's M and A)
   // One update over a link: compared with the core's `want`; an issue's cycles are kept.
   template <class Bus, class Describe>
