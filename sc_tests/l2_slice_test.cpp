@@ -1,9 +1,10 @@
 // The L2 slice's misses, merges and hits with a fixed-latency memory behind it: a request to a
 // line whose fill is on its way merges into it (also once another miss took the line's way),
-// and one that starts after the fill hits.
+// and one that starts after the fill hits. Its per-set fills in flight against plain lists.
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <vector>
 
 #include <systemc>
@@ -12,6 +13,8 @@
 
 #include "common/address_map.hpp"
 #include "common/clock.hpp"
+#include "common/release_times.hpp"
+#include "l2/fills_in_flight.hpp"
 #include "l2/l2_slice.hpp"
 #include "test_initiator.hpp"
 
@@ -103,4 +106,74 @@ TEST(L2Slice, ALineWhoseWayWasTakenBeforeItsFillStillMerges) {
   EXPECT_EQ(r.read(0x1000, 3100), 3100u + 10 + 1000);
   EXPECT_EQ(r.mem->reads.size(), 3u);
   EXPECT_EQ(r.l2->hits(), 1u);
+}
+
+// The per-set fills in flight against the lists they replaced: every fill kept until done (the
+// way check reads the ways-th latest), every evicted line scanned and expired on each take.
+// Random holds, evictions, takes and way checks, with time moving on, over several way counts.
+TEST(FillsInFlight, AgreesWithUnboundedListsScannedOnEveryTake) {
+  struct RefEvicted {
+    uint64_t line, fill;
+  };
+  std::mt19937_64 rng(5);
+  for (uint32_t ways : {1u, 2u, 4u, 16u, 33u}) {
+    const uint32_t sets = 3;
+    FillsInFlight f(sets, ways);
+    std::vector<ReleaseTimes<uint64_t>> held(sets);
+    std::vector<std::vector<RefEvicted>> evicted(sets);
+    uint64_t now = 100, waits = 0, taken = 0;
+    for (int op = 0; op < 40000; ++op) {
+      now += rng() % 3;
+      const uint32_t set = uint32_t(rng() % sets);
+      const uint64_t line = rng() % 24;
+      auto ref_take = [&](uint64_t& fill) {  // the old scan: drops fills done by now, takes the line
+        bool found = false;
+        auto& list = evicted[set];
+        for (size_t i = 0; i < list.size();) {
+          const bool match = list[i].line == line;
+          if (match) fill = list[i].fill, found = true;
+          if (match || list[i].fill <= now) list[i] = list.back(), list.pop_back();
+          else ++i;
+        }
+        return found && fill > now;
+      };
+      switch (rng() % 3) {
+        case 0: {  // a miss: the way check, then a hold
+          const uint64_t at = now + rng() % 40;
+          held[set].release_until(now);
+          bool ref_waited = false, waited = false;
+          uint64_t ref = at;
+          if (held[set].size() >= ways && held[set].latest(ways - 1) > at) ref = held[set].latest(ways - 1), ref_waited = true;
+          ASSERT_EQ(f.way_free_at(set, at, now, waited), ref) << "ways " << ways << " op " << op;
+          ASSERT_EQ(waited, ref_waited);
+          waits += waited;
+          const uint64_t fill = ref + 1 + rng() % (12 * ways + 60);  // enough in flight to fill the ways
+          held[set].add(fill);
+          f.hold_way(set, fill);
+          ASSERT_LE(f.held(set), ways);
+          break;
+        }
+        case 1: {  // a line loses its way in flight (taken out first, as the slice does)
+          uint64_t a = 0, b = 0;
+          ASSERT_EQ(f.take_evicted(set, line, now, a), ref_take(b));
+          const uint64_t fill = now + 1 + rng() % 300;
+          evicted[set].push_back({line, fill});
+          f.evict(set, line, fill, now);
+          break;
+        }
+        default: {  // a request looks for its line among the evicted ones
+          uint64_t a = 0, b = 0;
+          const bool ref = ref_take(b);
+          ASSERT_EQ(f.take_evicted(set, line, now, a), ref) << "ways " << ways << " op " << op;
+          if (ref) {
+            ASSERT_EQ(a, b);
+            ++taken;
+          }
+          break;
+        }
+      }
+    }
+    EXPECT_GT(waits, 100u) << ways;  // the way check did hold misses back
+    EXPECT_GT(taken, 100u) << ways;  // and evicted lines were found in flight
+  }
 }

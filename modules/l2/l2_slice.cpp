@@ -10,7 +10,7 @@ using sc_core::sc_time;
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain clock, const AddressMap& map)
     : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
-      tags_(p.sets, p.ways), way_fill_(tags_.size()), evicted_(p.sets), set_ways_(p.sets) {
+      tags_(p.sets, p.ways), flights_(p.sets, p.ways) {
   latency_ = p.latency_clock_mhz > 0 ? ClockDomain(p.latency_clock_mhz).cycles(p.hit_latency_cycles)
                                      : clock.cycles(p.hit_latency_cycles);
   mem_in.register_b_transport(this, &L2Slice::b_transport);
@@ -31,14 +31,14 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint32_t context = ext ? ext->context : 0;
   // A miss to this line is already on its way: the MSHR merges the request. Mostly the line is
   // resident and its way holds the fill time; a line whose way another miss took before its fill
-  // came back waits in evicted_ (merging re-allocates it, as looking it up always did).
-  if (sc_time fill; !evicted_[a.set].empty() && take_evicted(a.set, a.line, now, fill) && fill > start) {
+  // came back waits among the evicted lines (merging re-allocates it, as looking it up always did).
+  if (sc_time fill; take_evicted(a.set, a.line, now, fill) && fill > start) {
     ++merged_;
     size_t way;
     uint64_t replaced;
     tags_.access(a.set, a.line, writes, nullptr, 0, nullptr, &way, &replaced);
     retire_way(a.set, way, replaced, now);
-    way_fill_[way] = fill;
+    set_way_fill(a.set, way, fill);
     delay = std::max(fill, ready) - now;
     return;
   }
@@ -46,12 +46,12 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   uint32_t victim_owner;
   size_t way;
   if (tags_.access(a.set, a.line, writes, &victim, context, &victim_owner, &way, &replaced)) {
-    if (way_fill_[way] > start) {
+    if (const sc_time fill = way_fill(a.set, way); fill > start) {
       ++merged_;
-      delay = std::max(way_fill_[way], ready) - now;
+      delay = std::max(fill, ready) - now;
       return;
     }
-    way_fill_[way] = sc_core::SC_ZERO_TIME;  // filled by then: a hit, and no longer pending
+    set_way_fill(a.set, way, sc_core::SC_ZERO_TIME);  // filled by then: a hit, and no longer pending
     ++hits_;
     delay = ready - now;
     return;
@@ -82,25 +82,16 @@ void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
 void L2Slice::retire_way(uint32_t set, size_t way, uint64_t replaced, const sc_time& now) {
   // The line that held the way may still be on its way: later requests for it still merge. Not
   // once its fill is done by now (every later request starts at or after now).
-  if (replaced != TagArray::kInvalid && way_fill_[way] > now) evicted_[set].push_back({replaced, way_fill_[way]});
-  way_fill_[way] = sc_core::SC_ZERO_TIME;
+  uint64_t& fill = flights_.way_fill(set, local(set, way));
+  if (replaced != TagArray::kInvalid && fill > now.value()) flights_.evict(set, replaced, fill, now.value());
+  fill = 0;
 }
 
 bool L2Slice::take_evicted(uint32_t set, uint64_t line, const sc_time& now, sc_time& fill) {
-  // A set's list is short (its lines evicted while in flight); fills done by now leave as it is read.
-  std::vector<EvictedFill>& list = evicted_[set];
-  bool found = false;
-  for (size_t i = 0; i < list.size();) {
-    const bool match = list[i].line == line;
-    if (match) fill = list[i].fill, found = true;
-    if (match || list[i].fill <= now) {
-      list[i] = list.back();
-      list.pop_back();
-    } else {
-      ++i;
-    }
-  }
-  return found;
+  uint64_t f = 0;
+  if (!flights_.take_evicted(set, line, now.value(), f)) return false;
+  fill = clock_detail::from_value(f);
+  return true;
 }
 
 void L2Slice::install(uint32_t set, uint64_t line) {
@@ -109,7 +100,7 @@ void L2Slice::install(uint32_t set, uint64_t line) {
   if (!tags_.access(set, line, false, nullptr, 0, nullptr, &way, &replaced)) {
     const sc_time now = sc_core::sc_time_stamp();
     retire_way(set, way, replaced, now);
-    if (sc_time fill; take_evicted(set, line, now, fill)) way_fill_[way] = fill;  // still on its way: requests merge
+    if (sc_time fill; take_evicted(set, line, now, fill)) set_way_fill(set, way, fill);  // still on its way: requests merge
   }
   tags_.clean(set, line);
 }
@@ -121,7 +112,8 @@ sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, size_t way, c
   bool mshr_waited = false, set_waited = false;
   for (sc_time prev;;) {  // until both accept the same time
     prev = send;
-    send = set_ways_[set].free_at(p_.ways, mshrs_.free_at(p_.mshrs, send, now, mshr_waited), now, set_waited);
+    send = clock_detail::from_value(
+        flights_.way_free_at(set, mshrs_.free_at(p_.mshrs, send, now, mshr_waited).value(), now.value(), set_waited));
     if (send == prev) break;
   }
   mshr_full_ += mshr_waited;  // once per miss, however many rounds it took
@@ -130,9 +122,9 @@ sc_time L2Slice::fetch(tlm::tlm_generic_payload& gp, uint32_t set, size_t way, c
   mem_out->b_transport(gp, d);
   const sc_time fill = now + d;
   mshrs_.hold(fill);
-  set_ways_[set].hold(fill);
+  flights_.hold_way(set, fill.value());
   mshr_busy_ += fill - send;
-  way_fill_[way] = fill;
+  set_way_fill(set, way, fill);
   return fill;
 }
 

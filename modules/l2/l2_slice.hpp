@@ -17,6 +17,7 @@
 #include "common/clock.hpp"
 #include "common/context_counters.hpp"
 #include "common/release_times.hpp"
+#include "l2/fills_in_flight.hpp"
 #include "l2/tag_array.hpp"
 
 namespace mpgpu {
@@ -61,18 +62,16 @@ class L2Slice : public sc_core::sc_module {
   ClockDomain clock_;
   const AddressMap& map_;
   TagArray tags_;
-  // Per way of tags_: when the fill of its line comes back from DRAM (zero: not pending). Merged
-  // requests find it with the tag lookup, with no table of their own.
-  std::vector<sc_core::sc_time> way_fill_;
-  // Per set: its lines whose way another miss took while their fill was still on its way.
-  struct EvictedFill {
-    uint64_t line;
-    sc_core::sc_time fill;
-  };
-  std::vector<std::vector<EvictedFill>> evicted_;
-  // A miss took `way` of `set` from `replaced`: its pending fill, if any, goes to evicted_.
+  // Per set: each way's pending fill (merged requests find it with the tag lookup, with no table
+  // of their own), the fills holding its ways, the lines whose way another miss took while their
+  // fill was still on its way.
+  FillsInFlight flights_;
+  sc_core::sc_time way_fill(uint32_t set, size_t way) { return clock_detail::from_value(flights_.way_fill(set, local(set, way))); }
+  void set_way_fill(uint32_t set, size_t way, const sc_core::sc_time& t) { flights_.way_fill(set, local(set, way)) = t.value(); }
+  uint32_t local(uint32_t set, size_t way) const { return uint32_t(way - size_t(set) * p_.ways); }  // tags_' way index in its set
+  // A miss took `way` of `set` from `replaced`: its pending fill, if any, goes to the evicted lines.
   void retire_way(uint32_t set, size_t way, uint64_t replaced, const sc_core::sc_time& now);
-  // Takes `line` out of evicted_[set] (true: found, *fill its fill time); drops fills done by now.
+  // Takes `line` out of the set's evicted lines (true: found, *fill its fill time); drops fills done by now.
   bool take_evicted(uint32_t set, uint64_t line, const sc_core::sc_time& now, sc_core::sc_time& fill);
   void write_back(uint64_t line, const sc_core::sc_time& at, uint32_t owner);
   ContextCounters by_context_;
@@ -95,7 +94,6 @@ class L2Slice : public sc_core::sc_module {
     ReleaseTimes<sc_core::sc_time> fills_;
   };
   HeldUntil mshrs_;
-  std::vector<HeldUntil> set_ways_;
   sc_core::sc_time mshr_busy_;
   uint64_t hits_ = 0, misses_ = 0, merged_ = 0, writebacks_ = 0, mshr_full_ = 0, set_full_ = 0;
 };

@@ -1,0 +1,71 @@
+#pragma once
+// The L2 slice's misses in flight, per set, kept in one record of adjacent cache lines per set
+// (with hundreds of SMs the L2's sets are cold at each access, and each separate block read is a
+// host cache miss; three per-set vectors took a third of the 320-SM run's last-level misses):
+//  - each way's pending fill: a request merging into a line on its way finds it by the tag lookup;
+//  - the set's latest `ways` fills still pending, latest first: a miss needs a way not awaiting a
+//    fill, and only the ways-th latest of them decides when one is free (any earlier fill is done
+//    by the time that one is, so it is never asked for and is not kept);
+//  - a 128-bit filter of the lines evicted while their fill was still on its way. The lines
+//    themselves stay in a per-set list, read only when the filter may hold the line asked for.
+//    Fills done by then leave the list when all of it is read (a line not found, or the list
+//    grown long), not when they are done:
+//    such an entry can no longer be taken (a take answers only with fills after `now`), and a
+//    line has at most one entry (it is taken out before its line is allocated again).
+// Times are sc_time raw values (the same order as the sc_time comparisons they replace).
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mpgpu {
+
+class FillsInFlight {
+ public:
+  FillsInFlight(uint32_t sets, uint32_t ways);
+  uint32_t ways() const { return ways_; }
+
+  // The pending fill of way `w` of `set` (0: none).
+  uint64_t& way_fill(uint32_t set, uint32_t w) { return record(set)[way_fills_at_ + w]; }
+
+  // Earliest time >= at at which fewer than `ways` of the set's fills are pending, forgetting
+  // fills done by `now` (no request arrives before now); *waited set when that is later than at.
+  uint64_t way_free_at(uint32_t set, uint64_t at, uint64_t now, bool& waited);
+  // A miss of `set` holds a way until `fill`.
+  void hold_way(uint32_t set, uint64_t fill);
+
+  // `line`, whose fill comes at `fill` (after `now`), lost its way to another miss.
+  void evict(uint32_t set, uint64_t line, uint64_t fill, uint64_t now);
+  // Takes `line` out of the set's evicted lines: true when its fill comes after `now` (*fill),
+  // the answer a list dropping every fill as soon as it is done would give.
+  bool take_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill) {
+    const uint64_t* r = record(set);
+    const uint32_t b = filter_bit(line);
+    if (!(r[kEvictedFilter + (b >> 6)] >> (b & 63) & 1)) return false;  // not in the list
+    return scan_evicted(set, line, now, fill);
+  }
+  size_t evicted(uint32_t set) const { return evicted_[set].size(); }  // tests
+  size_t held(uint32_t set) { return size_t(record(set)[kHeld]); }     // tests: fills kept (<= ways)
+
+ private:
+  // Record layout, in words: the filter and the held count, the held fills (latest first), the
+  // ways' fills. A hit reads the first line and its way's; a miss the held fills too.
+  static constexpr size_t kEvictedFilter = 0, kHeld = 2, kHeldFills = 4;
+  static uint32_t filter_bit(uint64_t line) { return uint32_t((line ^ (line >> 7) ^ (line >> 14)) & 127); }
+  uint64_t* record(uint32_t set) { return words_.data() + base_ + size_t(set) * stride_; }
+  const uint64_t* record(uint32_t set) const { return words_.data() + base_ + size_t(set) * stride_; }
+  bool scan_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill);
+  // Drops the evicted lines whose fill is done by `now`, taking `line` out (the last fill it had,
+  // or none); the filter is rebuilt from what stays.
+  bool sweep_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill);
+
+  struct EvictedFill {
+    uint64_t line, fill;
+  };
+  uint32_t ways_;
+  size_t way_fills_at_, stride_;  // in words
+  std::vector<uint64_t> words_;  // the records, from the first 64-byte boundary
+  size_t base_ = 0;
+  std::vector<std::vector<EvictedFill>> evicted_;  // per set
+};
+
+}  // namespace mpgpu
