@@ -2,7 +2,7 @@
 
 namespace mpgpu {
 
-Tlb::Tlb(const TlbParams& p) : p_(p), sets_(p.sets() ? p.sets() : 1), entries_(size_t(sets_) * p.ways) {}
+Tlb::Tlb(const TlbParams& p) : p_(p), sets_(p.sets() ? p.sets() : 1), set_count_(sets_), entries_(size_t(sets_) * p.ways) {}
 
 Tlb::Lookup Tlb::lookup(uint32_t context, uint64_t vpn, uint64_t at) {
   ++stats_.accesses;

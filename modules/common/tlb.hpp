@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/divisor.hpp"
 #include "common/release_times.hpp"
 
 namespace mpgpu {
@@ -53,10 +54,11 @@ class Tlb {
   };
   // Contexts get the top 16 bits: virtual page numbers of a 57-bit space fit below.
   static uint64_t key_of(uint32_t context, uint64_t vpn) { return uint64_t{context} << 48 | vpn; }
-  Entry* set_of(uint64_t key) { return &entries_[size_t(key % sets_) * p_.ways]; }
+  Entry* set_of(uint64_t key) { return &entries_[size_t(set_count_.mod(key)) * p_.ways]; }
 
   TlbParams p_;
   uint32_t sets_;
+  Divisor set_count_;  // no division per lookup when a power of two
   std::vector<Entry> entries_;
   ReleaseTimes<uint64_t> mshr_release_;  // when each MSHR in use is freed
   uint64_t stamp_ = 0;
