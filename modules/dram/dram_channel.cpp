@@ -22,7 +22,7 @@ uint64_t DramChannel::fit_command(uint64_t lower, uint64_t window, const BusyInt
 
 bool DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, bool is_write, uint64_t tail,
                               ColumnCycles& cas) const {
-  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
+  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = burst_;
   // Later bursts of the same request start past this one's command, tCCD window and data, so
   // they can be fitted before any of them is booked.
   const uint64_t step = std::max<uint64_t>({p_.timing.CCD, burst, 1});
@@ -56,7 +56,7 @@ uint64_t DramChannel::column_tail(uint64_t lat) const {
 }
 
 uint64_t DramChannel::first_column_cycle(uint64_t c, bool is_write, bool by_rounds) const {
-  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
+  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = burst_;
   const uint64_t tail = column_tail(lat);
   if (tail > kBackfillWindow) c = std::max(c, tail - kBackfillWindow);  // as fit_columns starts
   StartsWord word;
@@ -106,8 +106,8 @@ uint64_t DramChannel::fit_column_by_rounds(uint64_t c, uint64_t latest, uint64_t
 
 void DramChannel::book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w, uint32_t index,
                                bool is_write) {
-  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = p_.burst_cycles();
-  const uint64_t to_pre = is_write ? p_.write_to_precharge() : p_.read_to_precharge();
+  const uint64_t lat = is_write ? p_.timing.WL : p_.timing.CL, burst = burst_;
+  const uint64_t to_pre = to_precharge_[is_write];
   // Bursts back to back (the usual fit) book each table once, strided; the same bits either way.
   const uint64_t step = std::max<uint64_t>({p_.timing.CCD, burst, 1});
   bool back_to_back = true;
@@ -146,8 +146,8 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
   if (floor_ >= forgot_at_ + 256) forget_old();  // by time, not by count: bounded memory however sparse the use
 
   const DramTiming& t = p_.timing;
-  const uint32_t bursts = p_.bursts_for(bytes);
-  const uint64_t to_pre = is_write ? p_.write_to_precharge() : p_.read_to_precharge();
+  const uint32_t bursts = std::max<uint32_t>(1, uint32_t(burst_bytes_.div(bytes + p_.burst_bytes() - 1)));  // p_.bursts_for(bytes)
+  const uint64_t to_pre = to_precharge_[is_write];
   Bank& bk = banks_[bank];
   const uint64_t lower = std::max(arrival, reorder_ ? floor_ : std::max(floor_, bk.fcfs_floor));
 
@@ -200,7 +200,7 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
   }
 
   out.row_hit = out.outcome == RowOutcome::hit;
-  out.completion = cas.back() + (is_write ? t.WL : t.CL) + p_.burst_cycles();
+  out.completion = cas.back() + (is_write ? t.WL : t.CL) + burst_;
   (is_write ? writes_ : reads_)++;
   bytes_ += bytes;
   hits_ += out.outcome == RowOutcome::hit;

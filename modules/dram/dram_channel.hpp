@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "common/busy_intervals.hpp"
+#include "common/divisor.hpp"
 #include "dram/dram_commands.hpp"
 #include "dram/dram_timing.hpp"
 
@@ -163,6 +164,10 @@ class DramChannel {
   void forget_old();
 
   DramParams p_;
+  // Derived once: serve() needs them per request, and each is a division of parameters.
+  uint64_t burst_ = p_.burst_cycles();
+  uint64_t to_precharge_[2] = {p_.read_to_precharge(), p_.write_to_precharge()};  // [is_write]
+  Divisor burst_bytes_{p_.burst_bytes()};
   bool reorder_;
   uint64_t horizon_;
   std::vector<Bank> banks_;

@@ -11,7 +11,7 @@ using sc_core::sc_time;
 
 Crossbar::Crossbar(sc_core::sc_module_name name, const CrossbarParams& p, ClockDomain clock,
                    const AddressMap& map)
-    : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), clock_(clock), map_(map),
+    : sc_module(name), mem_in("mem_in"), mem_out("mem_out"), p_(p), flit_bytes_(p.flit_bytes), clock_(clock), map_(map),
       tick_(clock.mhz() * std::max(1u, p.flits_per_cycle)), latency_(clock.cycles(p.latency_cycles)) {
   mem_in.register_b_transport(this, &Crossbar::b_transport);
 }
@@ -30,7 +30,7 @@ void Crossbar::end_of_elaboration() {
 
 // Latency plus serialization of the packet's flits, in the first slot both its ports have free.
 sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, uint32_t bytes, const sc_time& at) {
-  const uint64_t flits = std::max(1u, (bytes + p_.flit_bytes - 1) / p_.flit_bytes);
+  const uint64_t flits = std::max<uint64_t>(1, flit_bytes_.div(uint64_t{bytes} + p_.flit_bytes - 1));
   const uint64_t s = BusyIntervals::earliest_in_both(out, in, tick_.to_cycles_ceil(at), flits);
   out.book(s, flits);
   in.book(s, flits);

@@ -13,6 +13,7 @@
 #include "common/address_map.hpp"
 #include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
+#include "common/divisor.hpp"
 
 namespace mpgpu {
 
@@ -44,6 +45,7 @@ class Crossbar : public sc_core::sc_module {
                             const sc_core::sc_time& at);
 
   CrossbarParams p_;
+  Divisor flit_bytes_;  // a packet's flits: no division per hop when a power of two
   ClockDomain clock_;
   const AddressMap& map_;
   // Ports in ticks of 1/flits_per_cycle cycles: one flit per tick.
