@@ -43,7 +43,6 @@ class FillsInFlight {
     if (!(r[kEvictedFilter + (b >> 6)] >> (b & 63) & 1)) return false;  // not in the list
     return scan_evicted(set, line, now, fill);
   }
-  size_t evicted(uint32_t set) const { return evicted_[set].size(); }  // tests
   size_t held(uint32_t set) { return size_t(record(set)[kHeld]); }     // tests: fills kept (<= ways)
 
  private:
