@@ -42,8 +42,7 @@ void FillsInFlight::hold_way(uint32_t set, uint64_t fill) {
 
 void FillsInFlight::evict(uint32_t set, uint64_t line, uint64_t fill, uint64_t now) {
   // Fills done by then stay until the list is read; a list grown long is swept here first.
-  uint64_t unused;
-  if (evicted_[set].size() >= 2 * size_t(ways_)) sweep_evicted(set, line, now, unused);  // `line` has no entry
+  if (evicted_[set].size() >= 2 * size_t(ways_)) sweep_evicted(set, now);
   evicted_[set].push_back({line, fill});
   const uint32_t b = filter_bit(line);
   record(set)[kEvictedFilter + (b >> 6)] |= uint64_t{1} << (b & 63);
@@ -61,18 +60,14 @@ bool FillsInFlight::scan_evicted(uint32_t set, uint64_t line, uint64_t now, uint
     return true;
   }
   // Not there (the filter's other lines): the whole list was read, so it is swept too.
-  uint64_t unused;
-  sweep_evicted(set, line, now, unused);
+  sweep_evicted(set, now);
   return false;
 }
 
-bool FillsInFlight::sweep_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill) {
+void FillsInFlight::sweep_evicted(uint32_t set, uint64_t now) {
   std::vector<EvictedFill>& list = evicted_[set];
-  bool found = false;
   for (size_t i = 0; i < list.size();) {
-    const bool match = list[i].line == line;
-    if (match) fill = list[i].fill, found = true;
-    if (match || list[i].fill <= now) {
+    if (list[i].fill <= now) {
       list[i] = list.back();
       list.pop_back();
     } else {
@@ -85,7 +80,6 @@ bool FillsInFlight::sweep_evicted(uint32_t set, uint64_t line, uint64_t now, uin
     const uint32_t b = filter_bit(e.line);
     r[kEvictedFilter + (b >> 6)] |= uint64_t{1} << (b & 63);
   }
-  return found;
 }
 
 }  // namespace mpgpu

@@ -9,9 +9,10 @@
 //  - a 128-bit filter of the lines evicted while their fill was still on its way. The lines
 //    themselves stay in a per-set list, read only when the filter may hold the line asked for.
 //    Fills done by then leave the list when all of it is read (a line not found, or the list
-//    grown long), not when they are done:
-//    such an entry can no longer be taken (a take answers only with fills after `now`), and a
-//    line has at most one entry (it is taken out before its line is allocated again).
+//    grown to twice the ways), not when they are done: such an entry can no longer be taken (a
+//    take answers only with fills after `now`), and a line has at most one entry (it is taken
+//    out before its line is allocated again), so the answers are those of a list swept on
+//    every take.
 // Times are sc_time raw values (the same order as the sc_time comparisons they replace).
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +23,6 @@ namespace mpgpu {
 class FillsInFlight {
  public:
   FillsInFlight(uint32_t sets, uint32_t ways);
-  uint32_t ways() const { return ways_; }
 
   // The pending fill of way `w` of `set` (0: none).
   uint64_t& way_fill(uint32_t set, uint32_t w) { return record(set)[way_fills_at_ + w]; }
@@ -53,9 +53,8 @@ class FillsInFlight {
   uint64_t* record(uint32_t set) { return words_.data() + base_ + size_t(set) * stride_; }
   const uint64_t* record(uint32_t set) const { return words_.data() + base_ + size_t(set) * stride_; }
   bool scan_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill);
-  // Drops the evicted lines whose fill is done by `now`, taking `line` out (the last fill it had,
-  // or none); the filter is rebuilt from what stays.
-  bool sweep_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill);
+  // Drops the evicted lines whose fill is done by `now`; the filter is rebuilt from what stays.
+  void sweep_evicted(uint32_t set, uint64_t now);
 
   struct EvictedFill {
     uint64_t line, fill;
