@@ -113,6 +113,7 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
     return;
   }
   if (r.promoted >= cycle_) return;
+  const uint64_t was_ready = r.bits;
   // The occupied slots of cycles (promoted, now], at most the last 64: each slot once.
   const uint64_t from = std::max(r.promoted + 1, cycle_ >= 63 ? cycle_ - 63 : 0);
   const uint64_t n = cycle_ + 1 - from;  // 1..64
@@ -129,6 +130,23 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
       const uint32_t pos = uint32_t(__builtin_ctzll(far));
       place(r, pos, r.due[pos]);
     }
+  }
+  // The warps now ready after a wait issue next: their lines start loading together rather than
+  // one issue after another (with hundreds of SMs an SM's warps are cold by the time it wakes).
+  const uint64_t fresh = r.bits & ~was_ready;
+  for (uint64_t m = fresh; m; m &= m - 1) {
+    const char* w = reinterpret_cast<const char*>(&warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))]);
+    __builtin_prefetch(w);
+    __builtin_prefetch(w + 64);
+    __builtin_prefetch(w + 128);
+  }
+  // Then their register scoreboards, whose address those lines hold (the first read waits for
+  // them; the others' have arrived meanwhile).
+  for (uint64_t m = fresh; m; m &= m - 1) {
+    const Warp& w = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))];
+    const char* regs = reinterpret_cast<const char*>(w.reg_file);
+    for (size_t off = 0, end = std::min<size_t>(size_t(w.nregs) * sizeof(Reg), 512); off < end; off += 64)
+      __builtin_prefetch(regs + off);
   }
 }
 
