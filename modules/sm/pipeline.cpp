@@ -134,7 +134,9 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
   // The warps now ready after a wait issue next: their lines start loading together rather than
   // one issue after another (with hundreds of SMs an SM's warps are cold by the time it wakes).
   const uint64_t fresh = r.bits & ~was_ready;
-  for (uint64_t m = fresh; m; m &= m - 1) {
+  uint64_t soon = 0;  // and those due in the wheel's next 64 cycles: likely in this wake-up
+  for (uint64_t o = r.occupied; o; o &= o - 1) soon |= r.wheel[__builtin_ctzll(o)];
+  for (uint64_t m = fresh | (soon & ~r.bits); m; m &= m - 1) {
     const char* w = reinterpret_cast<const char*>(&warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))]);
     __builtin_prefetch(w);
     __builtin_prefetch(w + 64);
