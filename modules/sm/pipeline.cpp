@@ -483,8 +483,8 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   }
   // A squashed instruction's results come with its replay: readers wait until then.
   const uint64_t written = squashed ? kAwaitingReplay : commit;
-  for (int i = 0; i < d.ndst; ++i)
-    if (d.dst[i] < w.regs.size()) w.regs[d.dst[i]] = {written, from_memory, w.regs[d.dst[i]].released};
+  for (int i = 0; i < d.ndst; ++i)  // through the warp's first line (reg_file), not the vector's further down
+    if (d.dst[i] < w.nregs) w.reg_file[d.dst[i]] = {written, from_memory, w.reg_file[d.dst[i]].released};
   if (!squashed) w.last_write = std::max(w.last_write, commit);
   // Fetch: disabled after a control-flow instruction until it commits, after a memory
   // instruction until it issues (now; warp disable: until it commits or passes its last TLB
