@@ -133,6 +133,7 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
   }
   // The warps now ready after a wait issue next: their lines start loading together rather than
   // one issue after another (with hundreds of SMs an SM's warps are cold by the time it wakes).
+  if (!prefetch_warps_) return;
   const uint64_t fresh = r.bits & ~was_ready;
   uint64_t soon = 0;  // and those due in the wheel's next 64 cycles: likely in this wake-up
   for (uint64_t o = r.occupied; o; o &= o - 1) soon |= r.wheel[__builtin_ctzll(o)];

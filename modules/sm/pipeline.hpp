@@ -395,6 +395,11 @@ class SmPipeline {
   uint32_t faulted_warps_ = 0;  // warps with replays pending
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
   const bool icache_on_ = p_.icache.enabled();
+  // Prefetch the warps a wake-up will issue (promote_ready_slow) only on GPUs whose warp state
+  // outgrows the host's caches: from 64 SMs (64 x 64 warps x their hot lines and registers is
+  // several MiB). Below that the lines are still cached and the hints cost 1.2% host instructions.
+  static constexpr uint32_t kPrefetchWarpsFromSms = 64;
+  const bool prefetch_warps_ = p_.count >= kPrefetchWarpsFromSms;
   bool running_ahead_ = false;  // set_running_ahead
   uint64_t ldst_free_ = 0;
   uint64_t watch_open_until_ = 0;  // at least every warp's watch_until: none is open from here on
