@@ -51,9 +51,7 @@ class ClockDomain {
   // reciprocal, settled against the edges' raw values (the guess is off by one at most).
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
     const sc_dt::uint64 v = t.value();
-    // Through int64_t: times stay below 2^63 units (106 days at 1 ps), and the signed conversions
-    // are one instruction each where the unsigned ones branch on the top bit.
-    uint64_t c = static_cast<uint64_t>(static_cast<int64_t>(static_cast<double>(static_cast<int64_t>(v)) * per_unit_));
+    uint64_t c = static_cast<uint64_t>(static_cast<double>(v) * per_unit_);
     if (edge_value(double(c)) < v) {
       do ++c;
       while (edge_value(double(c)) < v);
@@ -81,7 +79,7 @@ class ClockDomain {
   sc_dt::uint64 edge_value(double n) const {
     double x = n * period_ps_;
     if (units_per_ps_ != 1.0) x *= units_per_ps_;
-    return static_cast<sc_dt::uint64>(static_cast<int64_t>(x + 0.5));  // below 2^63 (to_cycles_ceil)
+    return static_cast<sc_dt::uint64>(x + 0.5);
   }
 
   double mhz_ = 1000.0;
