@@ -51,6 +51,9 @@ class ClockDomain {
   // reciprocal, settled against the edges' raw values (the guess is off by one at most).
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
     const sc_dt::uint64 v = t.value();
+    // A period short enough that the edges near a time below 2^62 stay below 2^63 (per_unit_ is
+    // its reciprocal: no member for it, as the clock sits in the hot lines of its owners).
+    if (v < kSignedBelow && per_unit_ > 0x1p-61) return to_cycles_ceil_signed(static_cast<int64_t>(v));
     uint64_t c = static_cast<uint64_t>(static_cast<double>(v) * per_unit_);
     if (edge_value(double(c)) < v) {
       do ++c;
@@ -73,6 +76,25 @@ class ClockDomain {
   static double units_per_ps() {
     static const double u = 1e-12 / sc_core::sc_get_time_resolution().to_seconds();
     return u;
+  }
+  // to_cycles_ceil for times below 2^62 units (every run's; a test's 0.001 MHz clock goes
+  // beyond): the same arithmetic through int64_t, whose conversions are one instruction each
+  // where the unsigned ones branch on the top bit.
+  static constexpr sc_dt::uint64 kSignedBelow = sc_dt::uint64{1} << 62;
+  uint64_t to_cycles_ceil_signed(int64_t v) const {
+    auto edge = [&](int64_t n) {
+      double x = static_cast<double>(n) * period_ps_;
+      if (units_per_ps_ != 1.0) x *= units_per_ps_;
+      return static_cast<int64_t>(x + 0.5);
+    };
+    int64_t c = static_cast<int64_t>(static_cast<double>(v) * per_unit_);
+    if (edge(c) < v) {
+      do ++c;
+      while (edge(c) < v);
+    } else {
+      while (c > 0 && edge(c - 1) >= v) --c;
+    }
+    return static_cast<uint64_t>(c);
   }
   // n x period x units per ps, the multiplication by 1 (a 1 ps resolution, SystemC's default)
   // left out: the same double either way.
