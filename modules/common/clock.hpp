@@ -51,17 +51,12 @@ class ClockDomain {
   // reciprocal, settled against the edges' raw values (the guess is off by one at most).
   uint64_t to_cycles_ceil(const sc_core::sc_time& t) const {
     const sc_dt::uint64 v = t.value();
-    // A period short enough that the edges near a time below 2^62 stay below 2^63 (per_unit_ is
-    // its reciprocal: no member for it, as the clock sits in the hot lines of its owners).
-    if (v < kSignedBelow && per_unit_ > 0x1p-61) return to_cycles_ceil_signed(static_cast<int64_t>(v));
-    uint64_t c = static_cast<uint64_t>(static_cast<double>(v) * per_unit_);
-    if (edge_value(double(c)) < v) {
-      do ++c;
-      while (edge_value(double(c)) < v);
-    } else {
-      while (c > 0 && edge_value(double(c - 1)) >= v) --c;
-    }
-    return c;
+    // Below 2^62 units (every run's times; a test's 0.001 MHz clock goes beyond) through int64_t,
+    // whose conversions are one instruction each where the unsigned ones branch on the top bit;
+    // the period must keep the edges near v below 2^63 (per_unit_ is its reciprocal: no member
+    // for it, as the clock sits in the hot lines of its owners).
+    if (v < kSignedBelow && per_unit_ > 0x1p-61) return first_edge_from(static_cast<int64_t>(v));
+    return first_edge_from(v);
   }
   // to_cycles_ceil as a division and one cycles() (tests compare the two).
   uint64_t to_cycles_ceil_by_division(const sc_core::sc_time& t) const {
@@ -77,32 +72,28 @@ class ClockDomain {
     static const double u = 1e-12 / sc_core::sc_get_time_resolution().to_seconds();
     return u;
   }
-  // to_cycles_ceil for times below 2^62 units (every run's; a test's 0.001 MHz clock goes
-  // beyond): the same arithmetic through int64_t, whose conversions are one instruction each
-  // where the unsigned ones branch on the top bit.
   static constexpr sc_dt::uint64 kSignedBelow = sc_dt::uint64{1} << 62;
-  uint64_t to_cycles_ceil_signed(int64_t v) const {
-    auto edge = [&](int64_t n) {
-      double x = static_cast<double>(n) * period_ps_;
-      if (units_per_ps_ != 1.0) x *= units_per_ps_;
-      return static_cast<int64_t>(x + 0.5);
-    };
-    int64_t c = static_cast<int64_t>(static_cast<double>(v) * per_unit_);
-    if (edge(c) < v) {
+  // to_cycles_ceil's search in raw time values of type Int (v below 2^63 for int64_t).
+  template <class Int>
+  uint64_t first_edge_from(Int v) const {
+    Int c = static_cast<Int>(static_cast<double>(v) * per_unit_);
+    if (edge_as<Int>(static_cast<double>(c)) < v) {
       do ++c;
-      while (edge(c) < v);
+      while (edge_as<Int>(static_cast<double>(c)) < v);
     } else {
-      while (c > 0 && edge(c - 1) >= v) --c;
+      while (c > 0 && edge_as<Int>(static_cast<double>(c - 1)) >= v) --c;
     }
     return static_cast<uint64_t>(c);
   }
   // n x period x units per ps, the multiplication by 1 (a 1 ps resolution, SystemC's default)
   // left out: the same double either way.
-  sc_dt::uint64 edge_value(double n) const {
+  template <class Int>
+  Int edge_as(double n) const {
     double x = n * period_ps_;
     if (units_per_ps_ != 1.0) x *= units_per_ps_;
-    return static_cast<sc_dt::uint64>(x + 0.5);
+    return static_cast<Int>(x + 0.5);
   }
+  sc_dt::uint64 edge_value(double n) const { return edge_as<sc_dt::uint64>(n); }
 
   double mhz_ = 1000.0;
   double period_ps_ = 1000.0;
