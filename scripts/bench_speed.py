@@ -25,6 +25,12 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   core (the default), as pin views and as verilated Verilog twins (extensions.<table>.impl): CPU
   seconds of each and its ratio to core (what co-simulating the tables in the loop costs); then
   the memory-bound case under operand_log with each SM's replay queue and operand log likewise.
+- instructions: host instructions per warp instruction of the two warp-program cases, counted by
+  valgrind's callgrind over the simulation proper (everything under sc_start): a figure that does
+  not depend on the host or its load, so runs on different machines compare. With the cases
+  section it also prints the host's rate on that code (those instructions / the case's best CPU
+  seconds) and what each speed target asks of the code at that rate (instructions per warp
+  instruction = rate / target): on a slower host the targets ask for fewer.
 - large: a large trace the script writes itself (--large-mb of text, default 70, in a temporary
   folder): run once with a cold binary cache (parse + simulate) and once warm (the cache reused),
   each with its wall time and peak memory (largest RSS of the run's processes). Then the same
@@ -32,7 +38,7 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   compute-bound case (target: within 2x), since the matrix-multiply trace is memory-bound.
 Ends with one JSON line.
 Usage: python3 scripts/bench_speed.py [--repeat N] [--platform FILE] [--large-mb MB] [--mpgpu PATH]
-                                      [--only cases,quantum,translation,faults,scaling,tb,tables,large]
+                                      [--only cases,quantum,translation,faults,scaling,instructions,tb,tables,large]
 """
 import argparse
 import json
@@ -47,7 +53,7 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")  # --mpgpu replaces it
-SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "tb", "tables", "large")
+SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "instructions", "tb", "tables", "large")
 LINKED_TABLES = ("command_buffers", "active_queue", "ksrt", "smst", "ptbq")  # the SM driver's, extensions.<table>.impl
 SM_TABLES = ("replay_queue", "operand_log")  # each SM pipeline's, under sm.fault_organization operand_log
 TARGET_WIPS = {"compute_bound": 50e6, "memory_bound": 5e6}  # warp instructions per CPU second
@@ -219,6 +225,7 @@ def section_cases(a, summary):
         print(f"{name:<15}{wi:>12}{cy:>10}{cpu:>8.3f}{wall:>8.3f}{wi / cpu:>15,.0f}{wi / wall:>15,.0f}"
               f"{cy / cpu:>14,.0f}{cy / wall:>15,.0f}  {target}")
         summary[f"{name}_wips"] = round(wi / cpu)
+        summary[f"{name}_cpu_s"] = round(cpu, 4)
         summary[f"{name}_wips_wall"] = round(wi / wall)
         summary[f"{name}_cycles_per_s"] = round(cy / cpu)
         summary[f"{name}_cycles_per_s_wall"] = round(cy / wall)
@@ -305,6 +312,40 @@ def section_scaling(a, summary):
         ratio = ns[SCALING_SMS[-1]] / ns[SCALING_SMS[0]]
         print(f"ns({SCALING_SMS[-1]})/ns({SCALING_SMS[0]}): {ratio:.2f}  target {target_note(ratio, TARGET_SCALING_RATIO, at_least=False)}")
         summary[f"{name}_scaling_ratio"] = round(ratio, 2)
+
+
+def host_instructions(platform, args):
+    """(host instructions under sc_start, warp instructions) of one run under callgrind; None
+    without valgrind. The run's child process simulates; the parent's count (no sc_start) is 0."""
+    with tempfile.TemporaryDirectory() as out:
+        cmd = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--toggle-collect=sc_core::sc_start(*",
+               "--callgrind-out-file=/dev/null", MPGPU, "run", "--platform", platform, "--jobs", "1",
+               "--out", out] + args
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True)
+        except FileNotFoundError:
+            return None
+        if res.returncode != 0:
+            sys.exit(f"failed: {' '.join(cmd)}\n{res.stdout[-2000:]}{res.stderr[-2000:]}")
+        counts = [int(l.split(":")[1].replace(",", "")) for l in res.stderr.splitlines() if "Collected :" in l]
+        with open(os.path.join(out, "stats.json")) as f:
+            return sum(counts), json.load(f)["warp_instructions"]
+
+
+def section_instructions(a, summary):
+    print("\nhost instructions (callgrind, the simulation under sc_start): independent of the host and its load")
+    print(f"{'case':<15}{'host instr':>15}{'per winstr':>12}{'host G instr/s':>16}{'target asks <= per winstr':>27}")
+    for name, args in WARP_CASES:
+        got = host_instructions(a.platform, args)
+        if got is None:
+            print("valgrind not found: section skipped")
+            return
+        ir, wi = got
+        rate = f"{ir / summary[name + '_cpu_s'] / 1e9:>16.2f}" if name + "_cpu_s" in summary else f"{'-':>16}"
+        asks = (f"{ir / summary[name + '_cpu_s'] / TARGET_WIPS[name]:>27.0f}" if name + "_cpu_s" in summary
+                else f"{'-':>27}")
+        print(f"{name:<15}{ir:>15,}{ir / wi:>12.1f}{rate}{asks}")
+        summary[f"{name}_host_instructions_per_winstr"] = round(ir / wi, 1)
 
 
 def tanasic_workload():
@@ -401,7 +442,7 @@ def main():
     summary = {}
     for name, section in (("cases", section_cases), ("quantum", section_quantum),
                           ("translation", section_translation), ("faults", section_faults),
-                          ("scaling", section_scaling),
+                          ("scaling", section_scaling), ("instructions", section_instructions),
                           ("tb", section_tb), ("tables", section_tables)):
         if name in only:
             section(a, summary)
