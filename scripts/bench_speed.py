@@ -30,7 +30,8 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   not depend on the host or its load, so runs on different machines compare. With the cases
   section it also prints the host's rate on that code (those instructions / the case's best CPU
   seconds) and what each speed target asks of the code at that rate (instructions per warp
-  instruction = rate / target): on a slower host the targets ask for fewer.
+  instruction = rate / target): on a slower host the targets ask for fewer. The same count at
+  quantum 1 and with translation off gives those sections' ratios without the host's noise.
 - large: a large trace the script writes itself (--large-mb of text, default 70, in a temporary
   folder): run once with a cold binary cache (parse + simulate) and once warm (the cache reused),
   each with its wall time and peak memory (largest RSS of the run's processes). Then the same
@@ -333,19 +334,30 @@ def host_instructions(platform, args):
 
 
 def section_instructions(a, summary):
-    print("\nhost instructions (callgrind, the simulation under sc_start): independent of the host and its load")
-    print(f"{'case':<15}{'host instr':>15}{'per winstr':>12}{'host G instr/s':>16}{'target asks <= per winstr':>27}")
+    print("\nhost instructions (callgrind, the simulation under sc_start): independent of the host and its load;"
+          " q1 and translation off as in their sections, their ratios to the base run beside")
+    print(f"{'case':<15}{'host instr':>15}{'per winstr':>12}{'host G instr/s':>16}{'target asks <= per winstr':>27}"
+          f"{'q1/q100':>9}{'on/off':>8}")
     for name, args in WARP_CASES:
-        got = host_instructions(a.platform, args)
-        if got is None:
-            print("valgrind not found: section skipped")
-            return
-        ir, wi = got
-        rate = f"{ir / summary[name + '_cpu_s'] / 1e9:>16.2f}" if name + "_cpu_s" in summary else f"{'-':>16}"
-        asks = (f"{ir / summary[name + '_cpu_s'] / TARGET_WIPS[name]:>27.0f}" if name + "_cpu_s" in summary
-                else f"{'-':>27}")
-        print(f"{name:<15}{ir:>15,}{ir / wi:>12.1f}{rate}{asks}")
-        summary[f"{name}_host_instructions_per_winstr"] = round(ir / wi, 1)
+        per = {}
+        for label, extra in (("base", []), ("q1", ["--set", f"{QUANTUM_KEY}=1"]),
+                             ("off", ["--set", f"{TRANSLATION_KEY}=none"])):
+            got = host_instructions(a.platform, args + extra)
+            if got is None:
+                print("valgrind not found: section skipped")
+                return
+            per[label] = got
+        ir, wi = per["base"]
+        base = ir / wi
+        cpu = summary.get(name + "_cpu_s")
+        rate = f"{ir / cpu / 1e9:>16.2f}" if cpu else f"{'-':>16}"
+        asks = f"{ir / cpu / TARGET_WIPS[name]:>27.0f}" if cpu else f"{'-':>27}"
+        q1 = per["q1"][0] / per["q1"][1] / base
+        on_off = base / (per["off"][0] / per["off"][1])
+        print(f"{name:<15}{ir:>15,}{base:>12.1f}{rate}{asks}{q1:>8.2f}x{on_off:>7.2f}x")
+        summary[f"{name}_host_instructions_per_winstr"] = round(base, 1)
+        summary[f"{name}_host_instructions_q1_over_q100"] = round(q1, 3)
+        summary[f"{name}_host_instructions_translation_on_over_off"] = round(on_off, 3)
 
 
 def tanasic_workload():
