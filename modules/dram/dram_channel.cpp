@@ -146,7 +146,7 @@ DramAccess DramChannel::serve(uint64_t arrival, uint32_t bank, uint64_t row, boo
   if (floor_ >= forgot_at_ + 256) forget_old();  // by time, not by count: bounded memory however sparse the use
 
   const DramTiming& t = p_.timing;
-  const uint32_t bursts = std::max<uint32_t>(1, uint32_t(burst_bytes_.div(bytes + p_.burst_bytes() - 1)));  // p_.bursts_for(bytes)
+  const uint32_t bursts = p_.bursts_for(bytes, burst_bytes_);
   const uint64_t to_pre = to_precharge_[is_write];
   Bank& bk = banks_[bank];
   const uint64_t lower = std::max(arrival, reorder_ ? floor_ : std::max(floor_, bk.fcfs_floor));

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/divisor.hpp"
+
 namespace mpgpu {
 
 struct DramTiming {
@@ -27,10 +29,12 @@ struct DramParams {
   // Data-bus cycles of one burst; a burst shorter than a command cycle still takes one.
   uint32_t burst_cycles() const { return std::max(1u, (burst_length + data_rate - 1) / data_rate); }
   uint32_t burst_bytes() const { return bus_bytes * burst_length; }
-  // Bursts (one column command each) that move `bytes`.
-  uint32_t bursts_for(uint32_t bytes) const {
-    return std::max(1u, (bytes + burst_bytes() - 1) / burst_bytes());
+  // Bursts (one column command each) that move `bytes`. `by_burst` divides by burst_bytes(): the
+  // channel keeps one (a shift on every bundled platform), as it counts bursts on every request.
+  uint32_t bursts_for(uint32_t bytes, const Divisor& by_burst) const {
+    return std::max(1u, uint32_t(by_burst.div(bytes + burst_bytes() - 1)));
   }
+  uint32_t bursts_for(uint32_t bytes) const { return bursts_for(bytes, Divisor(burst_bytes())); }
   // Column command -> earliest precharge of the same bank. A read must have left the sense
   // amplifiers (one burst, GPGPU-Sim's tRTP); a write must be written back (WL + burst + tWR).
   uint32_t read_to_precharge() const { return burst_cycles(); }
