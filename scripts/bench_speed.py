@@ -77,15 +77,29 @@ CASES = [
 WARP_CASES = [c for c in CASES if c[0] in TARGET_WIPS]  # the quantum and scaling sections
 
 
+def mpgpu_run(args, prefix=(), env=None):
+    """One `mpgpu run --jobs 1 --out <temporary folder>` with the given arguments, under an optional
+    command prefix (a wrapper such as valgrind); exits on failure. Returns (stats, stderr, wall
+    seconds, stdout)."""
+    with tempfile.TemporaryDirectory() as out:
+        cmd = list(prefix) + [MPGPU, "run", "--jobs", "1", "--out", out] + list(args)
+        t0 = time.time()
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        except FileNotFoundError:
+            if prefix:
+                return None  # the wrapper is not installed
+            raise
+        wall = time.time() - t0
+        if res.returncode != 0:
+            sys.exit(f"failed: {' '.join(cmd)}\n{res.stdout[-2000:]}{res.stderr[-2000:]}")
+        with open(os.path.join(out, "stats.json")) as f:
+            return json.load(f), res.stderr, wall, res.stdout
+
+
 def run(platform, args):
     """One `mpgpu run` with the given arguments; returns its stats."""
-    with tempfile.TemporaryDirectory() as out:
-        cmd = [MPGPU, "run", "--platform", platform, "--jobs", "1", "--out", out] + args
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        if res.returncode != 0:
-            sys.exit(f"failed: {' '.join(cmd)}\n{res.stdout}{res.stderr}")
-        with open(os.path.join(out, "stats.json")) as f:
-            return json.load(f)
+    return mpgpu_run(["--platform", platform] + args)[0]
 
 
 CPU_SOURCE = None  # the host key the CPU figures came from (the fallback sticks once seen)
@@ -202,17 +216,9 @@ def run_measured(platform, kernelslist, env):
              "r = subprocess.run(sys.argv[1:])\n"
              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
              "sys.exit(r.returncode)")
-    with tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, "-c", probe, MPGPU, "run", "--platform", platform, "--trace", kernelslist,
-               "--jobs", "1", "--out", out]
-        t0 = time.time()
-        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        wall = time.time() - t0
-        if res.returncode != 0:
-            sys.exit(f"failed: {' '.join(cmd)}\n{res.stdout[-2000:]}{res.stderr[-2000:]}")
-        peak_mib = int(res.stdout.strip().splitlines()[-1]) / 1024
-        with open(os.path.join(out, "stats.json")) as f:
-            return json.load(f), wall, peak_mib
+    stats, _, wall, stdout = mpgpu_run(["--platform", platform, "--trace", kernelslist],
+                                       prefix=[sys.executable, "-c", probe], env=env)
+    return stats, wall, int(stdout.strip().splitlines()[-1]) / 1024
 
 
 def section_cases(a, summary):
@@ -318,19 +324,14 @@ def section_scaling(a, summary):
 def host_instructions(platform, args):
     """(host instructions under sc_start, warp instructions) of one run under callgrind; None
     without valgrind. The run's child process simulates; the parent's count (no sc_start) is 0."""
-    with tempfile.TemporaryDirectory() as out:
-        cmd = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--toggle-collect=sc_core::sc_start(*",
-               "--callgrind-out-file=/dev/null", MPGPU, "run", "--platform", platform, "--jobs", "1",
-               "--out", out] + args
-        try:
-            res = subprocess.run(cmd, capture_output=True, text=True)
-        except FileNotFoundError:
-            return None
-        if res.returncode != 0:
-            sys.exit(f"failed: {' '.join(cmd)}\n{res.stdout[-2000:]}{res.stderr[-2000:]}")
-        counts = [int(l.split(":")[1].replace(",", "")) for l in res.stderr.splitlines() if "Collected :" in l]
-        with open(os.path.join(out, "stats.json")) as f:
-            return sum(counts), json.load(f)["warp_instructions"]
+    got = mpgpu_run(["--platform", platform] + args,
+                    prefix=["valgrind", "--tool=callgrind", "--trace-children=yes",
+                            "--toggle-collect=sc_core::sc_start(*", "--callgrind-out-file=/dev/null"])
+    if got is None:
+        return None
+    stats, stderr = got[0], got[1]
+    counts = [int(l.split(":")[1].replace(",", "")) for l in stderr.splitlines() if "Collected :" in l]
+    return sum(counts), stats["warp_instructions"]
 
 
 def section_instructions(a, summary):
