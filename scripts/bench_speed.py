@@ -37,9 +37,16 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   each with its wall time and peak memory (largest RSS of the run's processes). Then the same
   for the compute-bound example's work written as a SASS trace, compared with the synthetic
   compute-bound case (target: within 2x), since the matrix-multiply trace is memory-bound.
+- cachemodel (opt-in: only when --only names it; about 40 minutes on a slow 2-core host): the
+  scaling section's 20- and 320-SM runs of both cases under callgrind's cache model, with a
+  1 MiB second level (the per-core L2 of current x86 server parts; callgrind models two levels):
+  per warp instruction the host instructions, first-level instruction and data misses and data
+  misses of that L2, and their ratios 320 / 20 SMs. The timed scaling ratio moves by 10% between
+  runs on a shared VM; these counts do not, and show what the 320-SM runs cost more (host
+  instructions per warp instruction stay flat; the misses grow).
 Ends with one JSON line.
 Usage: python3 scripts/bench_speed.py [--repeat N] [--platform FILE] [--large-mb MB] [--mpgpu PATH]
-                                      [--only cases,quantum,translation,faults,scaling,instructions,tb,tables,large]
+                                      [--only cases,quantum,translation,faults,scaling,instructions,tb,tables,large,cachemodel]
 """
 import argparse
 import json
@@ -55,6 +62,8 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPGPU = os.path.join(ROOT, "build", "mpgpu")  # --mpgpu replaces it
 SECTIONS = ("cases", "quantum", "translation", "faults", "scaling", "instructions", "tb", "tables", "large")
+OPT_IN_SECTIONS = ("cachemodel",)  # run only when --only names them (long)
+CACHE_MODEL_L2 = "--LL=1048576,16,64"  # 1 MiB, 16-way, 64 B lines: a per-core L2 of current x86 servers
 LINKED_TABLES = ("command_buffers", "active_queue", "ksrt", "smst", "ptbq")  # the SM driver's, extensions.<table>.impl
 SM_TABLES = ("replay_queue", "operand_log")  # each SM pipeline's, under sm.fault_organization operand_log
 TARGET_WIPS = {"compute_bound": 50e6, "memory_bound": 5e6}  # warp instructions per CPU second
@@ -294,24 +303,32 @@ def section_faults(a, summary):
             summary[f"{name}_ns_per_winstr_{o}"] = round(res[o][1], 1)
 
 
+def platform_sms(platform):
+    with open(platform) as f:
+        return yaml.safe_load(f)["sm"]["count"]
+
+
+def scaled_sets(platform, args, sms):
+    """--set arguments for `sms` SMs with every kernel's grid of the workload (args[1]) scaled alike."""
+    with open(args[1]) as f:
+        grids = {k: v["grid"] for k, v in yaml.safe_load(f)["kernels"].items()}
+    sets = ["--set", f"sm.count={sms}"]
+    for k, g in grids.items():
+        sets += ["--set", f"workload.kernels.{k}.grid={g * sms // platform_sms(platform)}"]
+    return sets
+
+
 def section_scaling(a, summary):
     # The platform's memory system is kept at every SM count: gtx1080's XOR address hash is defined
     # for exactly its 8 memory modules, so L2 slices and DRAM channels do not scale by --set alone.
     # The memory-bound case is then DRAM-bound over 16x the work at 320 SMs (about 10x the cycles,
     # SMs mostly waiting): its ns per warp instruction also carries the cost of idle SM cycles.
-    with open(a.platform) as f:
-        base_sms = yaml.safe_load(f)["sm"]["count"]
-    print(f"\nscaling: --set sm.count=N and every kernel's grid x N/{base_sms}, the platform's memory system kept")
+    print(f"\nscaling: --set sm.count=N and every kernel's grid x N/{platform_sms(a.platform)}, the platform's memory system kept")
     for name, args in WARP_CASES:
-        with open(args[1]) as f:
-            grids = {k: v["grid"] for k, v in yaml.safe_load(f)["kernels"].items()}
         print(f"{name}\n{'SMs':>6}{'warp instr':>12}{'cycles':>10}{'CPU s':>9}{'ns/winstr':>11}")
         ns = {}
         for sms in SCALING_SMS:
-            sets = ["--set", f"sm.count={sms}"]
-            for k, g in grids.items():
-                sets += ["--set", f"workload.kernels.{k}.grid={g * sms // base_sms}"]
-            best = best_run(a.platform, args + sets, a.repeat or 3)
+            best = best_run(a.platform, args + scaled_sets(a.platform, args, sms), a.repeat or 3)
             cpu, wi = sim_seconds(best)[0], best["warp_instructions"]
             ns[sms] = cpu / wi * 1e9
             print(f"{sms:>6}{wi:>12}{best['sim']['cycles']:>10}{cpu:>9.3f}{ns[sms]:>11.1f}")
@@ -332,6 +349,44 @@ def host_instructions(platform, args):
     stats, stderr = got[0], got[1]
     counts = [int(l.split(":")[1].replace(",", "")) for l in stderr.splitlines() if "Collected :" in l]
     return sum(counts), stats["warp_instructions"]
+
+
+def cache_model_counts(platform, args):
+    """{event: count} of callgrind's cache model over the simulation proper, and the warp instructions."""
+    got = mpgpu_run(["--platform", platform] + args,
+                    prefix=["valgrind", "--tool=callgrind", "--cache-sim=yes", CACHE_MODEL_L2, "--trace-children=yes",
+                            "--toggle-collect=sc_core::sc_start(*", "--callgrind-out-file=/dev/null"])
+    if got is None:
+        return None
+    events, counts = [], {}
+    for line in got[1].splitlines():
+        if "Events    :" in line:
+            events = line.split(":", 1)[1].split()
+        elif "Collected :" in line:  # the parent's (all 0) and the simulating child's
+            for e, v in zip(events, line.split(":", 1)[1].split()):
+                counts[e] = counts.get(e, 0) + int(v)
+    return counts, got[0]["warp_instructions"]
+
+
+def section_cachemodel(a, summary):
+    low, high = SCALING_SMS[0], SCALING_SMS[-1]
+    print(f"\ncache model (callgrind, {CACHE_MODEL_L2[5:]}: size, ways, line of the second level), the simulation"
+          f" under sc_start, per warp instruction, at {low} and {high} SMs as in the scaling section")
+    cols = (("Ir", "host instr"), ("I1mr", "I1 misses"), ("D1mr+D1mw", "D1 misses"), ("DLmr+DLmw", "L2 misses"))
+    print(f"{'case':<15}{'SMs':>5}" + "".join(f"{title:>13}" for _, title in cols))
+    for name, args in WARP_CASES:
+        per = {}
+        for sms in (low, high):
+            got = cache_model_counts(a.platform, args + scaled_sets(a.platform, args, sms))
+            if got is None:
+                print("valgrind not found: section skipped")
+                return
+            counts, wi = got
+            per[sms] = {key: sum(counts[e] for e in key.split("+")) / wi for key, _ in cols}
+            print(f"{name:<15}{sms:>5}" + "".join(f"{per[sms][key]:>13.1f}" for key, _ in cols))
+            summary[f"{name}_l2_misses_per_winstr_{sms}sm"] = round(per[sms]["DLmr+DLmw"], 2)
+        print(f"{'':<15}{'ratio':>5}" + "".join(f"{per[high][key] / per[low][key]:>12.2f}x" for key, _ in cols))
+        summary[f"{name}_host_instructions_{high}_over_{low}"] = round(per[high]["Ir"] / per[low]["Ir"], 3)
 
 
 def section_instructions(a, summary):
@@ -443,12 +498,15 @@ def main():
     ap.add_argument("--platform", default=os.path.join(ROOT, "platforms/gtx1080.yaml"))
     ap.add_argument("--large-mb", type=int, default=70, help="text size of the generated large trace (0: skip)")
     ap.add_argument("--mpgpu", default=MPGPU, help="the simulator binary (default: build/mpgpu)")
-    ap.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated sections of {','.join(SECTIONS)}")
+    ap.add_argument("--only", default=",".join(SECTIONS),
+                    help=f"comma-separated sections of {','.join(SECTIONS + OPT_IN_SECTIONS)} "
+                         f"(default: all but {','.join(OPT_IN_SECTIONS)})")
     a = ap.parse_args()
     MPGPU = os.path.abspath(a.mpgpu)
     only = set(a.only.split(","))
-    if not only <= set(SECTIONS):
-        sys.exit(f"--only: unknown section(s) {','.join(sorted(only - set(SECTIONS)))}; sections: {','.join(SECTIONS)}")
+    known = set(SECTIONS + OPT_IN_SECTIONS)
+    if not only <= known:
+        sys.exit(f"--only: unknown section(s) {','.join(sorted(only - known))}; sections: {','.join(sorted(known))}")
     if not os.path.exists(MPGPU):
         sys.exit(f"{MPGPU} not found: build first (bash scripts/test.sh)")
     print(f"binary: {MPGPU}")
@@ -456,7 +514,7 @@ def main():
     for name, section in (("cases", section_cases), ("quantum", section_quantum),
                           ("translation", section_translation), ("faults", section_faults),
                           ("scaling", section_scaling), ("instructions", section_instructions),
-                          ("tb", section_tb), ("tables", section_tables)):
+                          ("tb", section_tb), ("tables", section_tables), ("cachemodel", section_cachemodel)):
         if name in only:
             section(a, summary)
     if CPU_SOURCE and "fallback" in CPU_SOURCE:
