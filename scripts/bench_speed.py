@@ -385,7 +385,10 @@ def section_cachemodel(a, summary):
             per[sms] = {key: sum(counts[e] for e in key.split("+")) / wi for key, _ in cols}
             print(f"{name:<15}{sms:>5}" + "".join(f"{per[sms][key]:>13.1f}" for key, _ in cols))
             summary[f"{name}_l2_misses_per_winstr_{sms}sm"] = round(per[sms]["DLmr+DLmw"], 2)
-        print(f"{'':<15}{'ratio':>5}" + "".join(f"{per[high][key] / per[low][key]:>12.2f}x" for key, _ in cols))
+        # The ratio, and what the larger GPU adds per warp instruction (a ratio of near-zero counts,
+        # such as the compute-bound example's L2 misses at 20 SMs, says little on its own).
+        print(f"{'':<15}{'ratio':>5}" + "".join(f"{per[high][key] / max(per[low][key], 1e-9):>12.2f}x" for key, _ in cols))
+        print(f"{'':<15}{'added':>5}" + "".join(f"{per[high][key] - per[low][key]:>+13.1f}" for key, _ in cols))
         summary[f"{name}_host_instructions_{high}_over_{low}"] = round(per[high]["Ir"] / per[low]["Ir"], 3)
 
 
