@@ -41,9 +41,9 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   scaling section's 20- and 320-SM runs of both cases under callgrind's cache model, with a
   1 MiB second level (the per-core L2 of current x86 server parts; callgrind models two levels):
   per warp instruction the host instructions, first-level instruction and data misses and data
-  misses of that L2, and their ratios 320 / 20 SMs. The timed scaling ratio moves by 10% between
-  runs on a shared VM; these counts do not, and show what the 320-SM runs cost more (host
-  instructions per warp instruction stay flat; the misses grow).
+  misses of that L2, their ratios 320 / 20 SMs and what 320 SMs add. The timed scaling ratio
+  moves by 10% between runs on a shared VM; these counts do not, and show what the 320-SM runs
+  cost more (host instructions per warp instruction stay flat; the misses grow).
 Ends with one JSON line.
 Usage: python3 scripts/bench_speed.py [--repeat N] [--platform FILE] [--large-mb MB] [--mpgpu PATH]
                                       [--only cases,quantum,translation,faults,scaling,instructions,tb,tables,large,cachemodel]
@@ -338,23 +338,13 @@ def section_scaling(a, summary):
         summary[f"{name}_scaling_ratio"] = round(ratio, 2)
 
 
-def host_instructions(platform, args):
-    """(host instructions under sc_start, warp instructions) of one run under callgrind; None
-    without valgrind. The run's child process simulates; the parent's count (no sc_start) is 0."""
+def callgrind_counts(platform, args, cache_model=False):
+    """({event: count} of callgrind over the simulation proper (everything under sc_start), warp
+    instructions) of one run, with the cache model's events too when asked; None without valgrind.
+    The run's child process simulates; the parent's counts (no sc_start) are 0."""
+    model = ["--cache-sim=yes", CACHE_MODEL_L2] if cache_model else []
     got = mpgpu_run(["--platform", platform] + args,
-                    prefix=["valgrind", "--tool=callgrind", "--trace-children=yes",
-                            "--toggle-collect=sc_core::sc_start(*", "--callgrind-out-file=/dev/null"])
-    if got is None:
-        return None
-    stats, stderr = got[0], got[1]
-    counts = [int(l.split(":")[1].replace(",", "")) for l in stderr.splitlines() if "Collected :" in l]
-    return sum(counts), stats["warp_instructions"]
-
-
-def cache_model_counts(platform, args):
-    """{event: count} of callgrind's cache model over the simulation proper, and the warp instructions."""
-    got = mpgpu_run(["--platform", platform] + args,
-                    prefix=["valgrind", "--tool=callgrind", "--cache-sim=yes", CACHE_MODEL_L2, "--trace-children=yes",
+                    prefix=["valgrind", "--tool=callgrind"] + model + ["--trace-children=yes",
                             "--toggle-collect=sc_core::sc_start(*", "--callgrind-out-file=/dev/null"])
     if got is None:
         return None
@@ -362,10 +352,16 @@ def cache_model_counts(platform, args):
     for line in got[1].splitlines():
         if "Events    :" in line:
             events = line.split(":", 1)[1].split()
-        elif "Collected :" in line:  # the parent's (all 0) and the simulating child's
+        elif "Collected :" in line:  # one line per process
             for e, v in zip(events, line.split(":", 1)[1].split()):
                 counts[e] = counts.get(e, 0) + int(v)
     return counts, got[0]["warp_instructions"]
+
+
+def host_instructions(platform, args):
+    """(host instructions under sc_start, warp instructions) of one run; None without valgrind."""
+    got = callgrind_counts(platform, args)
+    return None if got is None else (got[0]["Ir"], got[1])
 
 
 def section_cachemodel(a, summary):
@@ -377,7 +373,7 @@ def section_cachemodel(a, summary):
     for name, args in WARP_CASES:
         per = {}
         for sms in (low, high):
-            got = cache_model_counts(a.platform, args + scaled_sets(a.platform, args, sms))
+            got = callgrind_counts(a.platform, args + scaled_sets(a.platform, args, sms), cache_model=True)
             if got is None:
                 print("valgrind not found: section skipped")
                 return
