@@ -140,8 +140,9 @@ TEST(BusyIntervals, EveryLengthUpToAndPast64AgreesWithABruteForceBitmap) {
   }
 }
 
-// window() and free_starts() (the DRAM column fit ANDs them over three tables) against a
-// brute-force bitmap: any start, across the bitmap's ends, the forget point and word boundaries.
+// window(), window_pair() and free_starts() (the DRAM column fit ANDs them over three tables)
+// against a brute-force bitmap: any start, across the bitmap's ends, the forget point and word
+// boundaries.
 namespace {
 // A reservation table and its brute-force bitmap, booked and forgotten together.
 struct MirroredTable {
@@ -172,6 +173,11 @@ TEST(BusyIntervals, WindowAndFreeStartsAgreeWithABruteForceBitmap) {
     uint64_t want = 0;
     for (uint64_t k = 0; k < 64; ++k) want |= uint64_t(m.busy[at + k] && at + k >= m.floor) << k;
     ASSERT_EQ(m.table.window(at), want) << "from " << at << " step " << i;
+    uint64_t lo = 0, hi = 0, want_hi = 0;
+    for (uint64_t k = 0; k < 64; ++k) want_hi |= uint64_t(m.busy[at + 64 + k] && at + 64 + k >= m.floor) << k;
+    m.table.window_pair(at, lo, hi);
+    ASSERT_EQ(lo, want) << "pair from " << at << " step " << i;
+    ASSERT_EQ(hi, want_hi) << "pair from " << at << " step " << i;
     const uint64_t len = rng() % 9;  // 0 (always free) to 8
     uint64_t starts = 0;
     for (uint64_t k = 0; k < 64; ++k) starts |= uint64_t(m.table.earliest(at + k, len) == at + k) << k;

@@ -160,11 +160,30 @@ class BusyIntervals {
     if (off && w + 1 < count_) bits |= word(w + 1) << (64 - off);
     return bits;
   }
+  // window(s) and window(s + 64) from one read of the three words they span (a DRAM column fit
+  // takes both for two tables per step; each window() checks the bounds and finds its words anew).
+  void window_pair(uint64_t s, uint64_t& lo, uint64_t& hi) const {
+    if (s < base_) {  // rare: starts before the bitmap (or the bitmap is empty)
+      lo = window(s), hi = window(s + 64);
+      return;
+    }
+    const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
+    const uint64_t a = w < count_ ? word(w) : 0, b = w + 1 < count_ ? word(w + 1) : 0;
+    if (off == 0) {
+      lo = a, hi = b;
+      return;
+    }
+    const uint64_t c = w + 2 < count_ ? word(w + 2) : 0;
+    lo = a >> off | b << (64 - off);
+    hi = b >> off | c << (64 - off);
+  }
   // Bit i set: [s + i, s + i + len) is free, i.e. earliest(s + i, len) == s + i (len <= 64). A
   // caller fitting one slot into several tables ANDs these words: a joint search 64 cycles a step.
   uint64_t free_starts(uint64_t s, uint64_t len) const {
     if (len == 0) return ~uint64_t{0};
-    return fit_starts(window(s), window(s + 64), len);
+    uint64_t lo, hi;
+    window_pair(s, lo, hi);
+    return fit_starts(lo, hi, len);
   }
 
   // Bit i set: the `len` (<= 64) cycles from bit i of a word on are free, given the word's busy

@@ -44,8 +44,9 @@ bool DramChannel::fit_columns(uint64_t lower, uint64_t latest, uint32_t bursts, 
 
 uint64_t DramChannel::column_starts(uint64_t c, uint64_t lat, uint64_t burst) const {
   // The data bus first: under load it rules out whole words.
-  const uint64_t data = data_bus_.window(c + lat);
-  uint64_t ok = data == ~uint64_t{0} ? 0 : BusyIntervals::fit_starts(data, data_bus_.window(c + 64 + lat), burst);
+  uint64_t data, data_next;
+  data_bus_.window_pair(c + lat, data, data_next);
+  uint64_t ok = data == ~uint64_t{0} ? 0 : BusyIntervals::fit_starts(data, data_next, burst);
   if (ok) ok &= ~command_bus_.window(c);
   if (ok) ok &= column_spacing_.free_starts(c, p_.timing.CCD);
   return ok;
