@@ -168,12 +168,12 @@ class BusyIntervals {
       return;
     }
     const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
-    const uint64_t a = w < count_ ? word(w) : 0, b = w + 1 < count_ ? word(w + 1) : 0;
+    const uint64_t a = word_or_free(w), b = word_or_free(w + 1);
     if (off == 0) {
       lo = a, hi = b;
       return;
     }
-    const uint64_t c = w + 2 < count_ ? word(w + 2) : 0;
+    const uint64_t c = word_or_free(w + 2);
     lo = a >> off | b << (64 - off);
     hi = b >> off | c << (64 - off);
   }
@@ -246,9 +246,11 @@ class BusyIntervals {
   static constexpr int kJointWords = 8;  // earliest_in_both's word walk, 512 cycles
   // The busy bits of the 64 cycles from `w`, a multiple of 64 (0 outside the bitmap: free).
   uint64_t aligned_word(uint64_t w) const {
-    const uint64_t i = (w - base_) >> 6;  // wraps for w < base_: caught by the bound
-    return w >= base_ && i < count_ ? word(i) : 0;
+    const uint64_t i = (w - base_) >> 6;  // wraps for w < base_, which reads as free
+    return w >= base_ ? word_or_free(i) : 0;
   }
+  // Word i of the bitmap, 0 (free) past its last word.
+  uint64_t word_or_free(uint64_t i) const { return i < count_ ? word(i) : 0; }
   uint64_t& word(uint64_t i) { return ring_[(head_ + i) & mask_]; }
   uint64_t word(uint64_t i) const { return ring_[(head_ + i) & mask_]; }
   void grow() {  // doubles the ring, keeping the words in order from index 0
@@ -308,7 +310,7 @@ class BusyIntervals {
         s = base_ + ((w + 1) << 6);
         continue;
       }
-      const uint64_t hi = w + 1 < count_ ? word(w + 1) : 0;
+      const uint64_t hi = word_or_free(w + 1);
       const uint64_t starts = fit_starts(lo, hi, len) & (~uint64_t{0} << ((s - base_) & 63));
       if (starts) return base_ + (w << 6) + uint64_t(__builtin_ctzll(starts));
       s = base_ + ((w + 1) << 6);
