@@ -222,7 +222,7 @@ class BusyIntervals {
       push_front();
       base_ -= 64;
     }
-    while (base_ + 64 * count_ < e) push_back();
+    if (base_ + 64 * count_ < e) push_back((e - base_ - 64 * count_ + 63) >> 6);
     if (e > end_) end_ = e;
   }
   // Bit i of `pattern` (its `span` <= 64 low bits) books cycle s + i: ORed into the one or two
@@ -260,9 +260,19 @@ class BusyIntervals {
     mask_ = ring_.size() - 1;
     head_ = 0;
   }
-  void push_back() {
-    if (count_ == ring_.size()) grow();
-    word(count_++) = 0;
+  // Appends n free words: a booking far past the last (a reply on an SM's port, thousands of
+  // cycles out with hundreds of SMs) clears the gap as one or two runs of the ring, not word by word.
+  void push_back(size_t n) {
+    if (n == 1 && count_ < ring_.size()) {  // the usual step: the next word
+      word(count_++) = 0;
+      return;
+    }
+    while (count_ + n > ring_.size()) grow();
+    const size_t first = (head_ + count_) & mask_;
+    const size_t run = std::min(n, ring_.size() - first);
+    std::fill_n(ring_.begin() + first, run, uint64_t{0});
+    std::fill_n(ring_.begin(), n - run, uint64_t{0});
+    count_ += n;
   }
   void push_front() {
     if (count_ == ring_.size()) grow();

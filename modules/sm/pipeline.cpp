@@ -106,7 +106,7 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
   ReadySet& r = slots_[s].ready;
   const WarpScheduler& sched = *schedulers_[s];
   if (r.layout != sched.layout()) {  // warps came or went: file every warp afresh
-    r = ReadySet{};
+    r.clear();
     r.layout = sched.layout();
     r.promoted = cycle_;
     for (uint32_t pos = 0; pos < sched.size(); ++pos) file(r, pos, warps_[sched.warp_at(pos)]);

@@ -263,6 +263,16 @@ class SmPipeline {
     // Per far position: the wake-up it was filed under. The far warps are refiled from here, not
     // from their Warp lines: with hundreds of SMs those are cold by the time a load is back.
     uint64_t due[64] = {};
+    // Empty again (the layout and `promoted` are the caller's). Only the wheel slots marked
+    // occupied are written: the others are zero already, and due[] is read only for far
+    // positions, which place() writes. A TB launched or gone then costs a line or two per
+    // scheduler rather than the set's 1 KiB, cold with hundreds of SMs.
+    void clear() {
+      for (uint64_t o = occupied; o; o &= o - 1) wheel[__builtin_ctzll(o)] = 0;
+      bits = far = occupied = 0;
+      far_min = ~uint64_t{0};
+      far_exact = true;
+    }
   };
   // One scheduler's issue-stage state, its hot fields in one cache line (the state, then the
   // ready set's words before its wheel): at quantum 1 an SM's lines are evicted between cycles.
