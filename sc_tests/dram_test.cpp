@@ -272,6 +272,41 @@ TEST(BusyIntervals, MemoryFollowsTheSpanAheadOfTheForgetPointNotTheRunLength) {
   EXPECT_EQ(d.earliest(0, 1), 0u);  // the forgotten past counts as free
 }
 
+// A booking far past the last clears the gap in one step (push_back(n)): in two runs when the
+// free words wrap around the ring, and after growing it. Ring words left by forgotten bookings
+// must read free; every cycle is checked against a brute-force bitmap.
+TEST(BusyIntervals, ABookingFarPastTheEndClearsTheGapAcrossTheRingsWrap) {
+  BusyIntervals b;
+  std::vector<char> busy(6000, 0);
+  auto book = [&](uint64_t s, uint64_t len) {
+    b.book(s, len);
+    std::fill(busy.begin() + long(s), busy.begin() + long(s + len), 1);
+  };
+  auto forget = [&](uint64_t t) {
+    b.forget_before(t);
+    std::fill(busy.begin(), busy.begin() + long(t), 0);
+  };
+  auto check = [&](const char* when) {
+    for (uint64_t c = 0; c + 64 < busy.size(); ++c) {
+      uint64_t expect = 0;
+      for (uint64_t i = 0; i < 64; ++i) expect |= uint64_t(busy[c + i] != 0) << i;
+      ASSERT_EQ(b.window(c), expect) << when << ", cycle " << c;
+      uint64_t s = c;
+      while (busy[s]) ++s;
+      ASSERT_EQ(b.earliest(c, 1), s) << when << ", cycle " << c;
+    }
+  };
+  for (uint64_t w = 0; w < 11; ++w) book(w * 64, 40);  // ring words 0-10, all with bits set
+  ASSERT_EQ(b.words(), 16u);
+  forget(8 * 64);  // words 8-10 remain: the ring's first free slot is 11
+  book(20 * 64 + 5, 3);  // words 11-15 and then 0-4 of the ring again, which held old bookings
+  ASSERT_EQ(b.words(), 16u);  // no growth: the gap wrapped around
+  check("wrapped");
+  book(70 * 64 + 9, 2);  // past the ring's size: grows, then clears
+  ASSERT_GT(b.words(), 16u);
+  check("grown");
+}
+
 // ---- Loosely-timed channel: known answers -------------------------------------------------
 
 TEST(DramChannel, LoneReadOnIdleChannelIsRcdPlusClPlusBursts) {
