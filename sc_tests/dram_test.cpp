@@ -159,6 +159,12 @@ struct MirroredTable {
     table.book(s, l);
     std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
   }
+  // The bitmap's 64 cycles from `from` (forgotten ones free): what table.window(from) must say.
+  uint64_t window(uint64_t from) const {
+    uint64_t bits = 0;
+    for (uint64_t k = 0; k < 64; ++k) bits |= uint64_t(busy[from + k] && from + k >= floor) << k;
+    return bits;
+  }
 };
 }  // namespace
 
@@ -170,17 +176,12 @@ TEST(BusyIntervals, WindowAndFreeStartsAgreeWithABruteForceBitmap) {
     const uint64_t l = 1 + rng() % 6;
     m.book(m.table.earliest(m.floor + rng() % 1500, l), l);
     const uint64_t at = m.floor > 100 && rng() % 4 == 0 ? m.floor - rng() % 100 : m.floor + rng() % 1700;
-    auto busy_word = [&](uint64_t from) {  // the bitmap's 64 cycles from `from` (forgotten ones free)
-      uint64_t bits = 0;
-      for (uint64_t k = 0; k < 64; ++k) bits |= uint64_t(m.busy[from + k] && from + k >= m.floor) << k;
-      return bits;
-    };
-    const uint64_t want = busy_word(at);
+    const uint64_t want = m.window(at);
     ASSERT_EQ(m.table.window(at), want) << "from " << at << " step " << i;
     uint64_t lo = 0, hi = 0;
     m.table.window_pair(at, lo, hi);
     ASSERT_EQ(lo, want) << "pair from " << at << " step " << i;
-    ASSERT_EQ(hi, busy_word(at + 64)) << "pair from " << at << " step " << i;
+    ASSERT_EQ(hi, m.window(at + 64)) << "pair from " << at << " step " << i;
     const uint64_t len = rng() % 9;  // 0 (always free) to 8
     uint64_t starts = 0;
     for (uint64_t k = 0; k < 64; ++k) starts |= uint64_t(m.table.earliest(at + k, len) == at + k) << k;
@@ -276,34 +277,23 @@ TEST(BusyIntervals, MemoryFollowsTheSpanAheadOfTheForgetPointNotTheRunLength) {
 // free words wrap around the ring, and after growing it. Ring words left by forgotten bookings
 // must read free; every cycle is checked against a brute-force bitmap.
 TEST(BusyIntervals, ABookingFarPastTheEndClearsTheGapAcrossTheRingsWrap) {
-  BusyIntervals b;
-  std::vector<char> busy(6000, 0);
-  auto book = [&](uint64_t s, uint64_t len) {
-    b.book(s, len);
-    std::fill(busy.begin() + long(s), busy.begin() + long(s + len), 1);
-  };
-  auto forget = [&](uint64_t t) {
-    b.forget_before(t);
-    std::fill(busy.begin(), busy.begin() + long(t), 0);
-  };
+  MirroredTable m(6000);
   auto check = [&](const char* when) {
-    for (uint64_t c = 0; c + 64 < busy.size(); ++c) {
-      uint64_t expect = 0;
-      for (uint64_t i = 0; i < 64; ++i) expect |= uint64_t(busy[c + i] != 0) << i;
-      ASSERT_EQ(b.window(c), expect) << when << ", cycle " << c;
+    for (uint64_t c = 0; c + 64 < m.busy.size(); ++c) {
+      ASSERT_EQ(m.table.window(c), m.window(c)) << when << ", cycle " << c;
       uint64_t s = c;
-      while (busy[s]) ++s;
-      ASSERT_EQ(b.earliest(c, 1), s) << when << ", cycle " << c;
+      while (m.busy[s]) ++s;
+      ASSERT_EQ(m.table.earliest(c, 1), s) << when << ", cycle " << c;
     }
   };
-  for (uint64_t w = 0; w < 11; ++w) book(w * 64, 40);  // ring words 0-10, all with bits set
-  ASSERT_EQ(b.words(), 16u);
-  forget(8 * 64);  // words 8-10 remain: the ring's first free slot is 11
-  book(20 * 64 + 5, 3);  // words 11-15 and then 0-4 of the ring again, which held old bookings
-  ASSERT_EQ(b.words(), 16u);  // no growth: the gap wrapped around
+  for (uint64_t w = 0; w < 11; ++w) m.book(w * 64, 40);  // ring words 0-10, all with bits set
+  ASSERT_EQ(m.table.words(), 16u);
+  m.forget_before(8 * 64);  // words 8-10 remain: the ring's first free slot is 11
+  m.book(20 * 64 + 5, 3);  // words 11-15 and then 0-4 of the ring again, which held old bookings
+  ASSERT_EQ(m.table.words(), 16u);  // no growth: the gap wrapped around
   check("wrapped");
-  book(70 * 64 + 9, 2);  // past the ring's size: grows, then clears
-  ASSERT_GT(b.words(), 16u);
+  m.book(70 * 64 + 9, 2);  // past the ring's size: grows, then clears
+  ASSERT_GT(m.table.words(), 16u);
   check("grown");
 }
 
