@@ -240,6 +240,22 @@ TEST(TagArray, LruEvictsLeastRecentlyUsed) {
   EXPECT_TRUE(t.access(0, 3));
 }
 
+// A record keeps owners in 16 bits and way numbers beside a dirty flag in 15: a context or a way
+// count beyond them is refused, not wrapped, and the refused access changes nothing.
+TEST(TagArray, RefusesOwnersAndWayCountsARecordCannotHold) {
+  EXPECT_THROW(TagArray(1, 32768), std::invalid_argument);
+  TagArray t(1, 2);
+  uint32_t victim = 0;
+  EXPECT_FALSE(t.access(0, 7, true, nullptr, 65535));
+  EXPECT_THROW(t.access(0, 8, false, nullptr, 65536), std::out_of_range);
+  EXPECT_FALSE(t.contains(0, 8));
+  EXPECT_FALSE(t.access(0, 9, false, nullptr, 1));
+  uint64_t evicted = 0;
+  EXPECT_FALSE(t.access(0, 10, false, &evicted, 2, &victim));  // evicts 7: dirty, owner 65535
+  EXPECT_EQ(evicted, 7u);
+  EXPECT_EQ(victim, 65535u);
+}
+
 // The recency order of each set agrees with per-way time stamps (the reference: least recent
 // stamp evicted, never-used ways lowest number first), with dirty write-backs and owners, over
 // random reads and writes, set counts and way counts a 64-byte record fits unevenly.
@@ -259,7 +275,7 @@ TEST(TagArray, RecencyOrderAgreesWithTimeStamps) {
       const uint32_t set = uint32_t(rng() % sets);
       const uint64_t line = rng() % (ways + 3) * sets + set;  // a few more lines than ways per set
       const bool write = rng() % 3 == 0;
-      const uint32_t owner = uint32_t(rng() % 4);
+      const uint32_t owner = uint32_t(rng() % 4) * 21845;  // up to 65535, the largest a record holds
       if (op % 97 == 0) {  // written through now and then
         t.clean(set, line);
         for (uint32_t w = 0; w < ways; ++w)

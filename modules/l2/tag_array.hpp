@@ -35,20 +35,24 @@ class TagArray {
   uint32_t ways() const { return ways_; }
 
  private:
-  // A set is one record of adjacent cache lines: its ways' tags, then their owners, then the
-  // recency order (way numbers, most recent first) and the dirty flags. A miss reads the tags and
-  // takes the last way of the order; a hit moves its way to the front. The order is exact LRU, as
-  // per-way time stamps would be (unused ways leave lowest number first), without reading a stamp
-  // per way: with hundreds of SMs the L2's sets are cold, and each line read is a host cache miss.
+  // A set is one record of adjacent cache lines: its ways' tags, then the recency order (way
+  // numbers, most recent first, each with its way's dirty flag in the top bit), then the ways'
+  // owners. A miss reads the tags and takes the last way of the order; a hit moves its way to the
+  // front. The order is exact LRU, as per-way time stamps would be (unused ways leave lowest
+  // number first), without reading a stamp per way: with hundreds of SMs the L2's sets are cold,
+  // and each line read is a host cache miss. At 16 ways a record is three lines (tags, then
+  // order and owners), and a hit or a miss reads all three (dirty flags and owners of their own
+  // took a fourth line on every miss).
+  static constexpr uint16_t kDirty = 0x8000, kWayBits = 0x7fff;  // an order entry: way | dirty
   struct SetView {
     uint64_t* tags;
-    uint32_t* owners;
     uint16_t* order;
-    uint8_t* dirty;
+    uint16_t* owners;  // contexts: below 65536 (access() checks)
   };
   SetView view(uint32_t set) const;
+  uint32_t rank(const SetView& v, uint32_t w) const;  // where way w stands in the order
   uint32_t sets_, ways_;
-  size_t owners_at_ = 0, order_at_ = 0, dirty_at_ = 0, stride_ = 0;  // byte offsets in a record; its size
+  size_t order_at_ = 0, owners_at_ = 0, stride_ = 0;  // byte offsets in a record; its size
   std::vector<uint64_t> words_;  // the records, from the first 64-byte boundary
   size_t base_ = 0;              // words_ index of the first record
 };
