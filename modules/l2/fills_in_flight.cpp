@@ -16,12 +16,12 @@ FillsInFlight::FillsInFlight(uint32_t sets, uint32_t ways) : ways_(ways), evicte
 uint64_t FillsInFlight::way_free_at(uint32_t set, uint64_t at, uint64_t now, bool& waited) {
   uint64_t* r = record(set);
   const uint64_t* held = r + kHeldFills;
-  uint64_t& n = r[kHeld];
-  while (n > 0 && held[n - 1] <= now) --n;  // latest first: the done ones are at the end
+  uint64_t &n = r[kHeld], &head = r[kHeldHead];
+  while (n > 0 && held[head] <= now) head = next(head), --n;  // earliest first: the done ones lead
   if (n < ways_) return at;
-  // `ways` or more pending after `at` is the ways-th latest fill being after it, and that fill
-  // is when enough of them are done to leave a way free.
-  const uint64_t frees = held[ways_ - 1];
+  // `ways` or more pending after `at` is the ways-th latest fill (the earliest kept) being after
+  // it, and that fill is when enough of them are done to leave a way free.
+  const uint64_t frees = held[head];
   if (frees <= at) return at;
   waited = true;
   return frees;
@@ -30,14 +30,16 @@ uint64_t FillsInFlight::way_free_at(uint32_t set, uint64_t at, uint64_t now, boo
 void FillsInFlight::hold_way(uint32_t set, uint64_t fill) {
   uint64_t* r = record(set);
   uint64_t* held = r + kHeldFills;
-  uint64_t& n = r[kHeld];
-  size_t i = n;
-  while (i > 0 && held[i - 1] < fill) --i;
-  if (i == ways_) return;  // no later than the `ways` kept: never the one that decides
-  const size_t keep = std::min<size_t>(n, ways_ - 1);  // the earliest drops out when all are kept
-  std::copy_backward(held + i, held + keep, held + keep + 1);
-  held[i] = fill;
-  n = keep + 1;
+  uint64_t &n = r[kHeld], &head = r[kHeldHead];
+  if (n == ways_) {
+    if (fill <= held[head]) return;  // no later than the `ways` kept: never the one that decides
+    head = next(head), --n;          // the earliest drops out
+  }
+  // Sorted insert from the latest end: a new miss's fill is mostly the latest, stored in place.
+  size_t i = n, at = slot(head, i);
+  for (size_t before; i > 0 && held[before = slot(head, i - 1)] > fill; --i, at = before) held[at] = held[before];
+  held[at] = fill;
+  ++n;
 }
 
 void FillsInFlight::evict(uint32_t set, uint64_t line, uint64_t fill, uint64_t now) {

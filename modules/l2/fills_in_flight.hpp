@@ -3,9 +3,11 @@
 // (with hundreds of SMs the L2's sets are cold at each access, and each separate block read is a
 // host cache miss; three per-set vectors took a third of the 320-SM run's last-level misses):
 //  - each way's pending fill: a request merging into a line on its way finds it by the tag lookup;
-//  - the set's latest `ways` fills still pending, latest first: a miss needs a way not awaiting a
-//    fill, and only the ways-th latest of them decides when one is free (any earlier fill is done
-//    by the time that one is, so it is never asked for and is not kept);
+//  - the set's latest `ways` fills still pending, earliest first in a ring: a miss needs a way not
+//    awaiting a fill, and only the ways-th latest of them decides when one is free (any earlier
+//    fill is done by the time that one is, so it is never asked for and is not kept). A new
+//    miss's fill is mostly the latest: it goes in at the ring's end, and the earliest leaves from
+//    its head, so a miss reads the two ends rather than shifting the ways' times;
 //  - a 128-bit filter of the lines evicted while their fill was still on its way. The lines
 //    themselves stay in a per-set list, read only when the filter may hold the line asked for.
 //    Fills done by then leave the list when all of it is read (a line not found, or the list
@@ -46,9 +48,12 @@ class FillsInFlight {
   size_t held(uint32_t set) { return size_t(record(set)[kHeld]); }     // tests: fills kept (<= ways)
 
  private:
-  // Record layout, in words: the filter and the held count, the held fills (latest first), the
-  // ways' fills. A hit reads the first line and its way's; a miss the held fills too.
-  static constexpr size_t kEvictedFilter = 0, kHeld = 2, kHeldFills = 4;
+  // Record layout, in words: the filter, the held count and the ring's head, the held fills (a
+  // ring of `ways`, earliest first from the head), the ways' fills. A hit reads the first line
+  // and its way's; a miss the ends of the held fills too.
+  static constexpr size_t kEvictedFilter = 0, kHeld = 2, kHeldHead = 3, kHeldFills = 4;
+  size_t next(size_t i) const { return i + 1 == ways_ ? 0 : i + 1; }
+  size_t slot(size_t head, size_t k) const { return head + k >= ways_ ? head + k - ways_ : head + k; }  // k < ways
   static uint32_t filter_bit(uint64_t line) { return uint32_t((line ^ (line >> 7) ^ (line >> 14)) & 127); }
   uint64_t* record(uint32_t set) { return words_.data() + base_ + size_t(set) * stride_; }
   const uint64_t* record(uint32_t set) const { return words_.data() + base_ + size_t(set) * stride_; }

@@ -15,8 +15,8 @@ class TagArray {
   bool access(uint32_t set, uint64_t line) { return access(set, line, false, nullptr); }
   // As above; `write` marks the line dirty. A dirty line evicted to make room is returned in
   // *evicted (when given), for the write-back.
-  // `owner`: the context filling the line; *victim_owner (when given): the context whose valid
-  // line was evicted, kNoOwner if none. *evicted_owner: the owner of the dirty line written back.
+  // `owner`: the context filling the line (below 65536, or std::out_of_range); *victim_owner
+  // (when given): the context whose valid line was evicted, kNoOwner if none.
   // *way (when given): the index (set x ways + way) of the way hit or allocated; *replaced (when
   // given): on a miss, the line that way held before (kInvalid if none).
   bool access(uint32_t set, uint64_t line, bool write, uint64_t* evicted, uint32_t owner = 0,
