@@ -17,7 +17,7 @@ uint64_t FillsInFlight::way_free_at(uint32_t set, uint64_t at, uint64_t now, boo
   uint64_t* r = record(set);
   const uint64_t* held = r + kHeldFills;
   uint64_t &n = r[kHeld], &head = r[kHeldHead];
-  while (n > 0 && held[head] <= now) head = next(head), --n;  // earliest first: the done ones lead
+  while (n > 0 && held[head] <= now) head = slot(head, 1), --n;  // earliest first: the done ones lead
   if (n < ways_) return at;
   // `ways` or more pending after `at` is the ways-th latest fill (the earliest kept) being after
   // it, and that fill is when enough of them are done to leave a way free.
@@ -33,7 +33,7 @@ void FillsInFlight::hold_way(uint32_t set, uint64_t fill) {
   uint64_t &n = r[kHeld], &head = r[kHeldHead];
   if (n == ways_) {
     if (fill <= held[head]) return;  // no later than the `ways` kept: never the one that decides
-    head = next(head), --n;          // the earliest drops out
+    head = slot(head, 1), --n;          // the earliest drops out
   }
   // Sorted insert from the latest end: a new miss's fill is mostly the latest, stored in place.
   size_t i = n, at = slot(head, i);

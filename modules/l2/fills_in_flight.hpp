@@ -52,8 +52,8 @@ class FillsInFlight {
   // ring of `ways`, earliest first from the head), the ways' fills. A hit reads the first line
   // and its way's; a miss the ends of the held fills too.
   static constexpr size_t kEvictedFilter = 0, kHeld = 2, kHeldHead = 3, kHeldFills = 4;
-  size_t next(size_t i) const { return i + 1 == ways_ ? 0 : i + 1; }
-  size_t slot(size_t head, size_t k) const { return head + k >= ways_ ? head + k - ways_ : head + k; }  // k < ways
+  // The ring's k-th slot from `head` (k <= ways: a one-way ring's next slot is its head).
+  size_t slot(size_t head, size_t k) const { return head + k >= ways_ ? head + k - ways_ : head + k; }
   static uint32_t filter_bit(uint64_t line) { return uint32_t((line ^ (line >> 7) ^ (line >> 14)) & 127); }
   uint64_t* record(uint32_t set) { return words_.data() + base_ + size_t(set) * stride_; }
   const uint64_t* record(uint32_t set) const { return words_.data() + base_ + size_t(set) * stride_; }
