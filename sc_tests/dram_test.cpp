@@ -235,7 +235,7 @@ TEST(BusyIntervals, StridedBookingEqualsBookingEachPiece) {
       const uint64_t at = floor + rng() % 400, n = 1 + rng() % 5;
       if (strided.free(at, n)) strided.book(at, n), pieces.book(at, n);
     }
-    const uint64_t s = rng() % 300, len = 1 + rng() % 4, stride = 1 + rng() % (trial % 2 ? 6 : 40), count = rng() % 6;
+    const uint64_t s = rng() % 300, len = 1 + rng() % 4, stride = 1 + rng() % (trial % 2 ? 6 : 40), count = rng() % 10;
     strided.book_strided(s, len, count, stride);
     for (uint64_t k = 0; k < count; ++k) {
       const uint64_t a = s + k * stride;  // overlapping pieces (len > stride) book their union

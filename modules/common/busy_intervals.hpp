@@ -117,21 +117,35 @@ class BusyIntervals {
 
   // Books [s + k * stride, s + k * stride + len) for k < count, all of which must be free: a
   // request's bursts, tCCD windows or column commands in one call (the same bits as booking each).
-  void book_strided(uint64_t s, uint64_t len, uint64_t count, uint64_t stride) {
+  // Inline when the pieces span at most 64 cycles within the bitmap as it is (a DRAM request's
+  // column commands, mostly): one pattern ORed into one or two words.
+  [[gnu::always_inline]] void book_strided(uint64_t s, uint64_t len, uint64_t count, uint64_t stride) {
     if (len == 0 || count == 0) return;
     if (len >= stride) return book(s, (count - 1) * stride + len);  // the pieces touch: one run
+    const uint64_t span = (count - 1) * stride + len;
+    if (span <= 64 && s >= forgotten_ && s >= base_ && s + span <= base_ + 64 * count_) {
+      if (s + span > end_) end_ = s + span;
+      return set_pattern(s, strided_pattern(len, count, stride, span), span);
+    }
+    book_strided_any(s, len, count, stride);
+  }
+  [[gnu::noinline]] void book_strided_any(uint64_t s, uint64_t len, uint64_t count, uint64_t stride) {
     if (s < forgotten_) {  // rare: book() drops or cuts the pieces before the forget point
       for (uint64_t k = 0; k < count; ++k) book(s + k * stride, len);
       return;
     }
     const uint64_t span = (count - 1) * stride + len;
     cover(s, s + span);
-    if (span <= 64) {  // the pieces as one pattern
-      uint64_t pattern = 0;
-      for (uint64_t k = 0; k < count; ++k) pattern |= ((uint64_t{1} << len) - 1) << (k * stride);
-      return set_pattern(s, pattern, span);
-    }
+    if (span <= 64) return set_pattern(s, strided_pattern(len, count, stride, span), span);
     for (uint64_t k = 0; k < count; ++k, s += stride) set_bits(s, s + len);
+  }
+  // Bit i set: cycle i lies in one of `count` pieces of `len` < `stride` cycles, `stride` apart,
+  // spanning `span` <= 64 cycles. The pieces doubled each step (log2 count steps, not count);
+  // the copies past the last piece start at count x stride > span and are masked off.
+  static uint64_t strided_pattern(uint64_t len, uint64_t count, uint64_t stride, uint64_t span) {
+    uint64_t pattern = len >= 64 ? ~uint64_t{0} : (uint64_t{1} << len) - 1;  // one piece of 64: count 1
+    for (uint64_t have = 1; have < count && have * stride < 64; have *= 2) pattern |= pattern << (have * stride);
+    return span == 64 ? pattern : pattern & ((uint64_t{1} << span) - 1);
   }
 
   // Forgets bookings that ended by t (whole words before t); cheap when t has not moved.

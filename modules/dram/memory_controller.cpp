@@ -16,7 +16,7 @@ MemoryController::MemoryController(sc_core::sc_module_name name, const DramParam
 }
 
 void MemoryController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const DecodedAddress where = map_.decode(gp.get_address());
   // The fixed latency counts in its own clock (GPGPU-Sim's DRAM latency is in core cycles).
   // Commands issue on DRAM clock edges: a request between two edges waits for the next.

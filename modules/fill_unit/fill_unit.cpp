@@ -77,7 +77,7 @@ uint64_t FillUnit::read_pte(uint64_t addr, uint32_t context, uint64_t at) {
   pte_gp_.set_data_length(8);
   pte_gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   pte_gp_.set_extension(&ext);
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const sc_time t = clock_.cycles(double(at));
   sc_time delay = t > now ? t - now : sc_core::SC_ZERO_TIME;
   mem_out->b_transport(pte_gp_, delay);
@@ -124,7 +124,7 @@ void FillUnit::serve(tlm::tlm_generic_payload& gp, sc_time& delay, TranslationSt
   const uint64_t vaddr = ext ? ext->vaddr : gp.get_address();
   const int shift = memory_.page_shift();
   const uint64_t vpn = vaddr >> shift;
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const uint64_t c0 = clock_.to_cycles_ceil(now + delay);
   if (ext && ext->page_table_base && ext->page_table_base != memory_.page_table_base(context)) {
     gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);  // the SM's registers disagree with the driver

@@ -17,7 +17,7 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain cl
 }
 
 void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const DecodedAddress a = map_.decode(gp.get_address());
   const auto* ext = gp.get_extension<gpu_mem_ext>();
   const AccessKind kind = ext ? ext->kind : (gp.is_write() ? AccessKind::store : AccessKind::load);
@@ -98,7 +98,7 @@ void L2Slice::install(uint32_t set, uint64_t line) {
   size_t way;
   uint64_t replaced;
   if (!tags_.access(set, line, false, nullptr, 0, nullptr, &way, &replaced)) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_now();
     retire_way(set, way, replaced, now);
     if (sc_time fill; take_evicted(set, line, now, fill)) set_way_fill(set, way, fill);  // still on its way: requests merge
   }
@@ -153,7 +153,7 @@ void L2Slice::write_back(uint64_t line, const sc_time& at, uint32_t owner) {
   wb.set_data_ptr(data);
   wb.set_data_length(p_.line_bytes);
   wb.set_extension(&ext);
-  sc_time d = at - sc_core::sc_time_stamp();
+  sc_time d = at - sim_now();
   mem_out->b_transport(wb, d);  // off the critical path: it only occupies the bank and bus
   wb.clear_extension(&ext);
 }

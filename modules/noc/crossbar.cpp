@@ -41,7 +41,7 @@ sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy
 void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay) {
   ++requests_;
   const uint32_t part = map_.decode(gp.get_address()).partition;
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const bool write = gp.is_write();
   const uint32_t payload = gp.get_data_length();
   const auto* ext = gp.get_extension<gpu_mem_ext>();

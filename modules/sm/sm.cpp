@@ -301,7 +301,7 @@ uint64_t Sm::access(const MemAccess& a) {
   const bool atomic = a.kind == AccessKind::atomic;
   gp.set_data_length(atomic ? (a.bytes + kSector - 1) / kSector * kSector : a.bytes);
   gp.set_extension(&ext);
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const sc_time at = clock_.cycles(double(a.cycle));
   sc_time last = now;
   for (uint32_t op = 0; op < (atomic ? std::max(1u, a.ops) : 1); ++op) {
@@ -324,7 +324,7 @@ Translation Sm::translate(const MemAccess& a) {
   gp.set_data_length(0);
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&ext);
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   const sc_time at = clock_.cycles(double(a.cycle));
   sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
   walk_out->b_transport(gp, delay);
