@@ -283,6 +283,14 @@ TEST(Timing, ClockConversionsMatchTheKernel) {
     for (uint64_t c : {uint64_t{0}, uint64_t{1}, uint64_t{12345}, uint64_t{987654321}})
       EXPECT_EQ(clk.to_cycles_ceil(clk.cycles(double(c))), c) << mhz << " MHz, cycle " << c;
   }
+  // cycles(n) is the time the kernel itself makes of n periods in ps (its rounding included).
+  for (double mhz : {1607.0, 1733.0, 700.0, 2500.0, 1000.0, 875.5, 976.5625}) {
+    const ClockDomain clk(mhz);
+    for (int i = 0; i < 20000; ++i) {
+      const double n = double(rng() >> (24 + rng() % 40));  // up to 2^40 cycles
+      ASSERT_EQ(clk.cycles(n), sc_core::sc_time(n * clk.period_ps(), sc_core::SC_PS)) << mhz << " MHz, cycle " << n;
+    }
+  }
 }
 
 // to_cycles_ceil (a reciprocal guess settled on the edges) is the least c with cycles(c) >= t, and

@@ -31,7 +31,12 @@ inline sc_core::sc_time from_value(sc_dt::uint64 v) {
 // sc_time_stamp() without the library call (about 12 host instructions through the PLT; every
 // hop of every memory request reads it): the same kernel field, through the inline accessor
 // SystemC's header defines.
-inline const sc_core::sc_time& sim_now() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
+// (The current context is read here, its creation left to the accessor: GCC does not always
+// inline that accessor's allocation path into a large caller.)
+inline const sc_core::sc_time& sim_now() {
+  sc_core::sc_simcontext* const c = sc_core::sc_curr_simcontext;
+  return (c ? c : sc_core::sc_get_curr_simcontext())->time_stamp();
+}
 
 // Exact for times on the ps grid (sc_time resolution), unlike to_seconds() * 1e9.
 inline double to_ns(const sc_core::sc_time& t) {
@@ -90,13 +95,12 @@ class ClockDomain {
     }
     return static_cast<uint64_t>(c);
   }
-  // n x period x units per ps, the multiplication by 1 (a 1 ps resolution, SystemC's default)
-  // left out: the same double either way.
+  // n x period x units per ps. With a 1 ps resolution (SystemC's default) the last factor is 1,
+  // and multiplying by 1 is exact in IEEE arithmetic: one multiplication, cheaper than the test
+  // that used to skip it, and the same double either way.
   template <class Int>
   Int edge_as(double n) const {
-    double x = n * period_ps_;
-    if (units_per_ps_ != 1.0) x *= units_per_ps_;
-    return static_cast<Int>(x + 0.5);
+    return static_cast<Int>(n * period_ps_ * units_per_ps_ + 0.5);
   }
   sc_dt::uint64 edge_value(double n) const { return edge_as<sc_dt::uint64>(n); }
 
