@@ -29,10 +29,9 @@ inline sc_core::sc_time from_value(sc_dt::uint64 v) {
 }  // namespace clock_detail
 
 // sc_time_stamp() without the library call (about 12 host instructions through the PLT; every
-// hop of every memory request reads it): the same kernel field, through the inline accessor
-// SystemC's header defines.
-// (The current context is read here, its creation left to the accessor: GCC does not always
-// inline that accessor's allocation path into a large caller.)
+// hop of every memory request reads it): the same kernel field, the current context's time. The
+// context pointer is read here; SystemC's accessor, which creates a context when there is none,
+// is called only then (GCC left that accessor out of line in a large caller, Sm::access).
 inline const sc_core::sc_time& sim_now() {
   sc_core::sc_simcontext* const c = sc_core::sc_curr_simcontext;
   return (c ? c : sc_core::sc_get_curr_simcontext())->time_stamp();
