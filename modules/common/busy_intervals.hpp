@@ -98,7 +98,7 @@ class BusyIntervals {
   // or after the forget point, before the last word) and spans at most 64 cycles: a crossbar
   // packet, a DRAM burst; growing the bitmap or cutting at the forget point out of line.
   [[gnu::always_inline]] void book(uint64_t s, uint64_t len) {
-    if (len - 1 < 64 && s >= forgotten_ && s >= base_ && s + len <= base_ + 64 * count_) {
+    if (len - 1 < 64 && in_place(s, s + len)) {
       if (s + len > end_) end_ = s + len;
       return set_bits(s, s + len);
     }
@@ -123,7 +123,7 @@ class BusyIntervals {
     if (len == 0 || count == 0) return;
     if (len >= stride) return book(s, (count - 1) * stride + len);  // the pieces touch: one run
     const uint64_t span = (count - 1) * stride + len;
-    if (span <= 64 && s >= forgotten_ && s >= base_ && s + span <= base_ + 64 * count_) {
+    if (span <= 64 && in_place(s, s + span)) {
       if (s + span > end_) end_ = s + span;
       return set_pattern(s, strided_pattern(len, count, stride, span), span);
     }
@@ -229,6 +229,9 @@ class BusyIntervals {
   size_t words() const { return ring_.size(); }  // memory held, in 64-bit words (tests)
 
  private:
+  // [s, e) lies at or after the forget point and within the bitmap as it is: booked in place
+  // (book() and book_strided()'s inline paths), with no growing or cutting.
+  bool in_place(uint64_t s, uint64_t e) const { return s >= forgotten_ && s >= base_ && e <= base_ + 64 * count_; }
   // Grows the bitmap to hold [s, e) (s at or after the forget point).
   void cover(uint64_t s, uint64_t e) {
     if (count_ == 0) {

@@ -136,7 +136,7 @@ void Sm::start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& al
 
 void Sm::activate() {
   for (;;) {
-    const sc_time now = calendar_.now();
+    const sc_time now = sim_now();
     if (save_pending_ && save_done_ <= now) {
       finish_save();
       continue;
@@ -244,7 +244,7 @@ void Sm::run_ahead(const sc_time& first, uint64_t until, CycleMarks& visited) {
     pipe_.set_running_ahead(false);
   }
   // The next wake-up, as activate() asks for it: the pipeline's or a report's, or a TB-level end.
-  const sc_time now = calendar_.now();
+  const sc_time now = sim_now();
   std::optional<sc_time> next = plan_pipeline(now);
   if (!resident_.empty() && (!next || resident_.top().end < *next)) next = resident_.top().end;
   if (next) wake(*next - now);

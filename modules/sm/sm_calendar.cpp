@@ -34,7 +34,7 @@ void SmCalendar::wake_later(uint32_t i, uint64_t at, const sc_core::sc_time& del
 }
 
 void SmCalendar::run() {
-  now_ = sc_core::sc_time_stamp();
+  now_ = sim_now();
   const uint64_t now = now_.value();
   const uint32_t n = static_cast<uint32_t>(clients_.size());
   notified_ = kNone;

@@ -53,7 +53,7 @@ class SmCalendar : public sc_core::sc_module {
   // Inline for the common request, made while the calendar runs for the time of its next batch
   // (at quantum 1 every busy SM asks for the next cycle once per cycle); the rest out of line.
   void wake(uint32_t i, const sc_core::sc_time& delay) {
-    const uint64_t at = now().value() + delay.value();
+    const uint64_t at = sim_now().value() + delay.value();
     if (due_[i] <= at) return;  // due by then already
     // file(i, at) for this case, written out: calling file() here inlines its queue push into
     // every SM's wake-up, which measured 15% slower on bench_speed's large trace.
@@ -92,8 +92,6 @@ class SmCalendar : public sc_core::sc_module {
   void watch_others(TimedWakeups* w) { others_ = w; }  // before enable_run_ahead
   // Client steps run ahead (a host statistic: how much run-ahead did).
   uint64_t steps_run_ahead() const { return steps_ahead_; }
-  // sc_time_stamp(), without the library call while the calendar runs its clients.
-  sc_core::sc_time now() const { return in_run_ ? now_ : sc_core::sc_time_stamp(); }
 
  private:
   static constexpr uint64_t kNone = ~uint64_t{0};
