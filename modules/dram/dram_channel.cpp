@@ -118,16 +118,19 @@ void DramChannel::book_columns(const ColumnCycles& cas, Bank& bank, RowWindow& w
     column_spacing_.book_strided(cas[0], p_.timing.CCD, cas.size(), step);
     data_bus_.book_strided(cas[0] + lat, burst, cas.size(), step);
   }
-  for (uint64_t c : cas) {
-    if (!back_to_back) {
+  if (!back_to_back) {
+    for (uint64_t c : cas) {
       command_bus_.book(c, 1);
       column_spacing_.book(c, p_.timing.CCD);
       data_bus_.book(c + lat, burst);
     }
-    bus_busy_ += burst;
-    w.pre_ready = std::max(w.pre_ready, c + to_pre);
-    log(c, is_write ? DramCommandKind::write : DramCommandKind::read, uint32_t(&bank - banks_.data()), w.row, index);
   }
+  // The fits are in increasing order (fit_columns steps on from each): the last decides the PRE.
+  bus_busy_ += burst * cas.size();
+  w.pre_ready = std::max(w.pre_ready, cas.back() + to_pre);
+  if (log_)
+    for (uint64_t c : cas)
+      log(c, is_write ? DramCommandKind::write : DramCommandKind::read, uint32_t(&bank - banks_.data()), w.row, index);
   bank.fcfs_floor = std::max(bank.fcfs_floor, cas.back() + 1);
 }
 
