@@ -32,6 +32,19 @@ struct gpu_mem_ext : tlm::tlm_extension<gpu_mem_ext> {
   }
 };
 
+// A memory payload an initiator reuses for its requests, with its gpu_mem_ext attached once:
+// set_extension and clear_extension are library calls, two per request otherwise. The extension
+// is detached before the payload is destroyed (whose destructor would free() it). Each request
+// assigns the whole extension, so nothing a target marked on the last one is left over.
+struct MemPayload {
+  tlm::tlm_generic_payload gp;
+  gpu_mem_ext ext;
+  MemPayload() { gp.set_extension(&ext); }
+  ~MemPayload() { gp.clear_extension(&ext); }
+  MemPayload(const MemPayload&) = delete;
+  MemPayload& operator=(const MemPayload&) = delete;
+};
+
 enum class CtrlCommand : uint8_t {
   launch_kernel,   // host -> block scheduler
   kernel_done,     // block scheduler -> host

@@ -67,21 +67,21 @@ TranslationStats FillUnit::total() const {
 
 uint64_t FillUnit::read_pte(uint64_t addr, uint32_t context, uint64_t at) {
   static uint8_t pte[8];  // targets model timing only
-  gpu_mem_ext ext;
+  gpu_mem_ext& ext = pte_.ext;
+  ext = gpu_mem_ext{};
   ext.context = context;
   ext.kind = AccessKind::page_walk;
   ext.vaddr = addr;
-  pte_gp_.set_command(tlm::TLM_READ_COMMAND);
-  pte_gp_.set_address(addr);
-  pte_gp_.set_data_ptr(pte);
-  pte_gp_.set_data_length(8);
-  pte_gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  pte_gp_.set_extension(&ext);
+  tlm::tlm_generic_payload& gp = pte_.gp;
+  gp.set_command(tlm::TLM_READ_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(pte);
+  gp.set_data_length(8);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   const sc_time now = sim_now();
   const sc_time t = clock_.cycles(double(at));
   sc_time delay = t > now ? t - now : sc_core::SC_ZERO_TIME;
-  mem_out->b_transport(pte_gp_, delay);
-  pte_gp_.clear_extension(&ext);
+  mem_out->b_transport(gp, delay);
   return std::max(at + 1, clock_.to_cycles_ceil(now + delay));
 }
 

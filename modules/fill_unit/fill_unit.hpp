@@ -109,7 +109,7 @@ class FillUnit : public sc_core::sc_module {
   uint64_t cpu_free_ = 0;  // the CPU's fault handler is free from this cycle
   std::vector<TranslationStats> stats_;
   std::vector<TranslationStats> by_sm_;
-  tlm::tlm_generic_payload pte_gp_;
+  MemPayload pte_;  // page-table reads
 };
 
 }  // namespace mpgpu

@@ -143,19 +143,17 @@ sc_time L2Slice::HeldUntil::free_at(size_t capacity, const sc_time& at, const sc
 
 void L2Slice::write_back(uint64_t line, const sc_time& at, uint32_t owner) {
   ++writebacks_;
-  tlm::tlm_generic_payload& wb = wb_gp_;  // reused: a payload allocates its extension array
-  gpu_mem_ext ext;
-  ext.kind = AccessKind::store;
-  ext.context = owner;  // the DRAM traffic counts for the line's owner
+  tlm::tlm_generic_payload& wb = wb_.gp;  // reused: a payload allocates its extension array
+  wb_.ext = gpu_mem_ext{};
+  wb_.ext.kind = AccessKind::store;
+  wb_.ext.context = owner;  // the DRAM traffic counts for the line's owner
   static uint8_t data[4096];
   wb.set_command(tlm::TLM_WRITE_COMMAND);
   wb.set_address(line * p_.line_bytes);
   wb.set_data_ptr(data);
   wb.set_data_length(p_.line_bytes);
-  wb.set_extension(&ext);
   sc_time d = at - sim_now();
   mem_out->b_transport(wb, d);  // off the critical path: it only occupies the bank and bus
-  wb.clear_extension(&ext);
 }
 
 }  // namespace mpgpu

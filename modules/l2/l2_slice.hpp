@@ -16,6 +16,7 @@
 #include "common/busy_intervals.hpp"
 #include "common/clock.hpp"
 #include "common/context_counters.hpp"
+#include "common/payload.hpp"
 #include "common/release_times.hpp"
 #include "l2/fills_in_flight.hpp"
 #include "l2/tag_array.hpp"
@@ -80,7 +81,8 @@ class L2Slice : public sc_core::sc_module {
   sc_core::sc_time fetch(tlm::tlm_generic_payload& gp, uint32_t set, size_t way, const sc_core::sc_time& ready,
                          const sc_core::sc_time& now);
   sc_core::sc_time latency_;  // hit latency
-  tlm::tlm_generic_payload wb_gp_, write_fetch_gp_;
+  MemPayload wb_;  // write-backs
+  tlm::tlm_generic_payload write_fetch_gp_;
   BusyIntervals tag_port_;  // one tag lookup per cycle, in L2 cycles; keeps gaps for out-of-order arrivals
   sc_core::sc_time floor_at_ = sc_core::SC_ZERO_TIME;  // the time tag_port_ was last forgotten up to
   // Fill times of the entries of a resource (MSHRs, a set's ways) still held, sorted.

@@ -290,8 +290,8 @@ gpu_mem_ext Sm::request_ext(const MemAccess& a) const {
 
 uint64_t Sm::access(const MemAccess& a) {
   static uint8_t line[4096];  // targets model timing only; the data pointer is never read
-  tlm::tlm_generic_payload& gp = mem_gp_;  // reused: a payload allocates its extension array
-  gpu_mem_ext ext = request_ext(a);
+  tlm::tlm_generic_payload& gp = mem_.gp;  // reused: a payload allocates its extension array
+  mem_.ext = request_ext(a);
   gp.set_command(a.kind == AccessKind::store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   gp.set_address(a.addr);
   gp.set_data_ptr(line);
@@ -300,7 +300,6 @@ uint64_t Sm::access(const MemAccess& a) {
   constexpr uint32_t kSector = 32;
   const bool atomic = a.kind == AccessKind::atomic;
   gp.set_data_length(atomic ? (a.bytes + kSector - 1) / kSector * kSector : a.bytes);
-  gp.set_extension(&ext);
   const sc_time now = sim_now();
   const sc_time at = clock_.cycles(double(a.cycle));
   sc_time last = now;
@@ -310,25 +309,22 @@ uint64_t Sm::access(const MemAccess& a) {
     mem_out->b_transport(gp, delay);
     last = std::max(last, now + delay);
   }
-  gp.clear_extension(&ext);
   return std::max(a.cycle + 1, clock_.to_cycles_ceil(last));
 }
 
 Translation Sm::translate(const MemAccess& a) {
-  gpu_mem_ext ext = request_ext(a);  // a.kind is page_walk
-  ext.page_table_base = a.launch->page_table_base;
-  tlm::tlm_generic_payload& gp = walk_gp_;
+  walk_.ext = request_ext(a);  // a.kind is page_walk
+  walk_.ext.page_table_base = a.launch->page_table_base;
+  tlm::tlm_generic_payload& gp = walk_.gp;
   gp.set_command(tlm::TLM_READ_COMMAND);
   gp.set_address(a.addr);
   gp.set_data_ptr(nullptr);
   gp.set_data_length(0);
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  gp.set_extension(&ext);
   const sc_time now = sim_now();
   const sc_time at = clock_.cycles(double(a.cycle));
   sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
   walk_out->b_transport(gp, delay);
-  gp.clear_extension(&ext);
   Translation t;
   t.ready = std::max(a.cycle + 1, clock_.to_cycles_ceil(now + delay));
   t.ok = gp.is_response_ok();
@@ -343,7 +339,7 @@ Translation Sm::translate(const MemAccess& a) {
     return t;
   }
   t.frame = gp.get_address() >> __builtin_ctz(p_.page_bytes);
-  if (ext.page_fault) {
+  if (const gpu_mem_ext& ext = walk_.ext; ext.page_fault) {
     t.fault = true;
     t.fault_at = std::clamp(clock_.to_cycles_ceil(ext.fault_at), a.cycle, t.ready);
   }

@@ -314,8 +314,8 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   // A context save in progress: TBs already frozen, resources freed when it completes.
   // (A TB block switching had saved already holds no allocation.)
   std::vector<std::pair<SavedTbRecord, std::optional<TbAllocation>>> saving_;
-  tlm::tlm_generic_payload mem_gp_;
-  tlm::tlm_generic_payload walk_gp_;
+  MemPayload mem_;   // memory requests
+  MemPayload walk_;  // page walks
   std::vector<WarpTb> warp_tbs_;
   std::vector<Resident> done_;  // TB-level TBs ending now (run's scratch)
   sc_core::sc_time ctx_port_free_;   // the SM's context-save port: one line per cycle
