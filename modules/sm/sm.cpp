@@ -362,8 +362,9 @@ sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool 
   constexpr uint32_t kLine = 128;
   std::vector<uint8_t> line(kLine);
   sc_time done = issue_at;
-  tlm::tlm_generic_payload gp;  // one for every line: constructing one allocates its extension array
-  gpu_mem_ext ext;
+  MemPayload ctx;  // one for every line: constructing one allocates its extension array
+  tlm::tlm_generic_payload& gp = ctx.gp;
+  gpu_mem_ext& ext = ctx.ext;
   const sc_time period = clock_.period();
   for (uint64_t off = 0; off < bytes; off += kLine) {
     ext = gpu_mem_ext{};  // fresh per line, as the memory path may mark it
@@ -374,11 +375,9 @@ sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool 
     gp.set_address(addr + off);
     gp.set_data_ptr(line.data());
     gp.set_data_length(static_cast<uint32_t>(std::min<uint64_t>(kLine, bytes - off)));
-    gp.set_extension(&ext);
     sc_time delay = issue_at - now;
     issue_at += period;  // one line leaves the SM per cycle
     mem_out->b_transport(gp, delay);
-    gp.clear_extension(&ext);
     done = std::max(done, now + delay);
   }
   ctx_port_free_ = std::max(ctx_port_free_, issue_at);
