@@ -133,6 +133,24 @@ TEST(WorkloadValidation, DuplicateKeyNamesBothPlaces) {
   EXPECT_NO_THROW(load_workload(d.write("w.yaml", replace(kWorkload, "name: w\n", "name: w\nseed: 1\n"))));
 }
 
+// grid_stride: a grid-stride loop's step, g bytes per thread x the grid's threads, added to iter;
+// it follows the grid (as --set of the grid changes it). Out of range: the key is named.
+TEST(WorkloadValidation, GridStrideFollowsTheGrid) {
+  const std::string prog = replace(kWorkload, "    tb_time: {kind: fixed, mean_cycles: 100}\n",
+                                   "    program:\n      body:\n        - loop: 2\n          body:\n"
+                                   "            - {op: ld.global, dst: r1, addr: {base: 0x1000, gtid: 4, iter: 8, grid_stride: 4}}\n");
+  TempDir d;
+  for (const auto& [grid, step] : {std::pair{"4", 8 + 4 * 4 * 128}, {"40", 8 + 4 * 40 * 128}}) {
+    const auto w = load_workload(d.write("w.yaml", replace(prog, "grid: 4", std::string("grid: ") + grid)));
+    const auto& k = w.kernels.at(w.find_kernel("k"));
+    ASSERT_TRUE(k.program) << grid;
+    ASSERT_EQ(k.program->addresses.size(), 1u);
+    EXPECT_EQ(k.program->addresses[0].iter, step) << grid;
+  }
+  expect_workload_error(replace(prog, "grid_stride: 4", "grid_stride: 0x10000000000"),
+                        R"(w\.yaml:11:92: kernels\.k\.program\.body\[0\]\.body\[0\]\.addr\.grid_stride: grid_stride x the grid's 512 threads is out of range)");
+}
+
 // Integers as YAML 1.2 reads them: a leading zero is still decimal (010 was octal 8 while 09 was
 // rejected), 0o is octal, 0x hexadecimal.
 TEST(WorkloadValidation, IntegersAreYaml12) {

@@ -54,9 +54,10 @@ struct FakePort : MemoryPort {
   }
 };
 
-inline std::shared_ptr<const WarpProgram> program(const std::string& yaml) {
+// `grid_threads`: what an address's grid_stride multiplies (the rig launches TBs by hand).
+inline std::shared_ptr<const WarpProgram> program(const std::string& yaml, uint64_t grid_threads = 0) {
   auto doc = ConfigDoc::parse(yaml, "prog.yaml");
-  return std::make_shared<WarpProgram>(parse_program(ConfigNode::root(doc), 32));
+  return std::make_shared<WarpProgram>(parse_program(ConfigNode::root(doc), 32, grid_threads));
 }
 
 // Baseline used by every pipeline test unless a test tweaks it:

@@ -321,8 +321,11 @@ def scaled_sets(platform, args, sms):
 def section_scaling(a, summary):
     # The platform's memory system is kept at every SM count: gtx1080's XOR address hash is defined
     # for exactly its 8 memory modules, so L2 slices and DRAM channels do not scale by --set alone.
-    # The memory-bound case is then DRAM-bound over 16x the work at 320 SMs (about 10x the cycles,
-    # SMs mostly waiting): its ns per warp instruction also carries the cost of idle SM cycles.
+    # The memory-bound case is then DRAM-bound over 16x the work at 320 SMs (15.5x the cycles, SMs
+    # mostly waiting): its ns per warp instruction also carries the cost of idle SM cycles and of
+    # a memory system 16x over its bandwidth. Its loop steps by grid_stride, so a scaled grid
+    # streams 16x the data; before 2026-11-27 the step stayed 320 KiB, and 15 of 16 TBs re-read
+    # lines other TBs had read (1.16 M cycles, far fewer DRAM accesses).
     print(f"\nscaling: --set sm.count=N and every kernel's grid x N/{platform_sms(a.platform)}, the platform's memory system kept")
     for name, args in WARP_CASES:
         print(f"{name}\n{'SMs':>6}{'warp instr':>12}{'cycles':>10}{'CPU s':>9}{'ns/winstr':>11}")

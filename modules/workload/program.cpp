@@ -51,7 +51,7 @@ uint16_t parse_register(const ConfigNode& n) {
   return static_cast<uint16_t>(r);
 }
 
-AddressExpr parse_address(const ConfigNode& n) {
+AddressExpr parse_address(const ConfigNode& n, uint64_t grid_threads) {
   n.expect_map();
   AddressExpr e;
   if (auto r = n.opt("random")) {
@@ -69,6 +69,14 @@ AddressExpr parse_address(const ConfigNode& n) {
     e.warp = n.opt_int("warp", 0, -kStride, kStride);
     e.tb = n.opt_int("tb", 0, -kStride, kStride);
     e.iter = n.opt_int("iter", 0, -kStride, kStride);
+    // A grid-stride loop's step follows the launch: bytes per thread times the grid's threads,
+    // so a kernel whose grid is changed (--set, the speed benchmark's scaling) keeps its meaning.
+    if (auto g = n.opt("grid_stride")) {
+      const int64_t step = g->as_int(-kStride, kStride) * static_cast<int64_t>(grid_threads);
+      if (step < -kStride || step > kStride || e.iter + step < -kStride || e.iter + step > kStride)
+        g->fail("grid_stride x the grid's " + std::to_string(grid_threads) + " threads is out of range [-2^40, 2^40]");
+      e.iter += step;
+    }
     e.wrap = n.opt_int("wrap", 0, 0, int64_t{1} << 40);
     if (auto x = n.opt("tb_xor")) {
       if (x->items().size() > AddressExpr::kTbXorBits)
@@ -82,7 +90,8 @@ AddressExpr parse_address(const ConfigNode& n) {
 
 class ProgramReader {
  public:
-  ProgramReader(WarpProgram& p, uint32_t warp_size) : p_(p), warp_size_(warp_size) {}
+  ProgramReader(WarpProgram& p, uint32_t warp_size, uint64_t grid_threads)
+      : p_(p), warp_size_(warp_size), grid_threads_(grid_threads) {}
 
   void body(const ConfigNode& list, double active, uint8_t depth) {
     list.expect_sequence();
@@ -140,7 +149,7 @@ class ProgramReader {
       i.width = static_cast<uint8_t>(n.opt_int("width", 4, 1, 16));
       if (i.width & (i.width - 1)) n.req("width").fail("access width must be 1, 2, 4, 8 or 16 bytes");
       i.addr = static_cast<int32_t>(p_.addresses.size());
-      p_.addresses.push_back(parse_address(n.req("addr")));
+      p_.addresses.push_back(parse_address(n.req("addr"), grid_threads_));
       if (s.op == MemOp::load && i.ndst == 0) n.fail("a load needs a destination register (dst)");
     } else {
       n.opt("width");
@@ -153,14 +162,15 @@ class ProgramReader {
 
   WarpProgram& p_;
   uint32_t warp_size_;
+  uint64_t grid_threads_;
 };
 
 }  // namespace
 
-WarpProgram parse_program(const ConfigNode& n, uint32_t warp_size) {
+WarpProgram parse_program(const ConfigNode& n, uint32_t warp_size, uint64_t grid_threads) {
   n.expect_map();
   WarpProgram p;
-  ProgramReader(p, warp_size).body(n.req("body"), n.opt_num("active_fraction", 1.0, 0, 1), 0);
+  ProgramReader(p, warp_size, grid_threads).body(n.req("body"), n.opt_num("active_fraction", 1.0, 0, 1), 0);
   n.finish();
   return p;
 }

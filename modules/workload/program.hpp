@@ -54,7 +54,8 @@ struct WarpProgram {
 };
 
 // Parses a `program:` node: {active_fraction?, body: [...]}. Register names are r0..r254.
-WarpProgram parse_program(const ConfigNode& n, uint32_t warp_size);
+// `grid_threads`: the kernel's grid x threads_per_tb (an address's grid_stride scales by it).
+WarpProgram parse_program(const ConfigNode& n, uint32_t warp_size, uint64_t grid_threads);
 
 // Lanes' addresses of a memory instruction for warp `warp_in_tb` of TB `tb`.
 struct LaneCoords {

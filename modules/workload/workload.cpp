@@ -115,7 +115,7 @@ KernelDesc parse_kernel(const std::string& name, const ConfigNode& n) {
   }
   k.instructions_per_tb = n.opt_int("instructions_per_tb", 0, 0, int64_t{1} << 40);
   if (auto prog = n.opt("program")) {
-    k.program = std::make_shared<const WarpProgram>(parse_program(*prog, 32));
+    k.program = std::make_shared<const WarpProgram>(parse_program(*prog, 32, uint64_t{k.grid} * k.threads_per_tb));
     if (n.has("tb_time")) n.req("tb_time").fail("a warp-level kernel (program) takes no tb_time: its time comes from the pipeline");
     if (n.has("idempotent"))
       n.req("idempotent").fail("a warp-level kernel (program) takes no idempotent: the pipeline tracks it per TB from "
