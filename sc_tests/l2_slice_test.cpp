@@ -108,16 +108,45 @@ TEST(L2Slice, ALineWhoseWayWasTakenBeforeItsFillStillMerges) {
   EXPECT_EQ(r.l2->hits(), 1u);
 }
 
+// The evicted lines' list is swept once it has doubled since its last sweep (at least twice the
+// ways), not at a fixed length: 100 lines evicted with fills far ahead all stay (sweeps at 4, 8,
+// ..., 64 keep them, the next is due at 128); once they are done, 28 more evictions fill it to
+// 128, and the sweep there leaves only those 28. Sweeping at 2 x ways (the old rule) would have
+// swept on each of the 100; sweeping at 4x would have let it grow to 256.
+TEST(FillsInFlight, EvictedListsAreSweptAtADoubling) {
+  FillsInFlight f(1, 2);
+  for (uint64_t i = 0; i < 100; ++i) f.evict(0, i, 1'000'000 + i, 10 + i);
+  EXPECT_EQ(f.evicted_kept(0), 100u);
+  const uint64_t now = 2'000'000;  // every one of them done
+  std::vector<size_t> kept;
+  for (uint64_t i = 0; i < 30; ++i) {
+    f.evict(0, 1000 + i, now + 500, now);
+    kept.push_back(f.evicted_kept(0));
+  }
+  EXPECT_EQ(kept[27], 128u);  // not swept while it doubles
+  EXPECT_EQ(kept[28], 29u);   // swept at 128: the 28 pending stay, then the new one
+  EXPECT_EQ(kept[29], 30u);
+  uint64_t fill = 0;
+  EXPECT_FALSE(f.take_evicted(0, 5, now, fill));  // done: as if gone
+  EXPECT_TRUE(f.take_evicted(0, 1003, now, fill));
+  EXPECT_EQ(fill, now + 500);
+}
+
 // The per-set fills in flight against the lists they replaced: every fill kept until done (the
 // way check reads the ways-th latest), every evicted line scanned and expired on each take.
-// Random holds, evictions, takes and way checks, with time moving on, over several way counts.
+// Random holds, evictions, takes and way checks, with time moving on, over several way counts;
+// also congested (many lines, evicted fills far ahead: more evicted lines pending per set than
+// twice the ways), where the kept list must still stay within twice the most ever pending.
 TEST(FillsInFlight, AgreesWithUnboundedListsScannedOnEveryTake) {
   struct RefEvicted {
     uint64_t line, fill;
   };
   std::mt19937_64 rng(5);
+  for (const bool congested : {false, true})
   for (uint32_t ways : {1u, 2u, 4u, 16u, 33u}) {
     const uint32_t sets = 3;
+    const uint64_t lines = congested ? 2000 : 24, evicted_horizon = congested ? 3000 : 300;
+    size_t most_pending = 0, longest_kept = 0;
     FillsInFlight f(sets, ways);
     std::vector<ReleaseTimes<uint64_t>> held(sets);
     std::vector<std::vector<RefEvicted>> evicted(sets);
@@ -125,7 +154,7 @@ TEST(FillsInFlight, AgreesWithUnboundedListsScannedOnEveryTake) {
     for (int op = 0; op < 40000; ++op) {
       now += rng() % 3;
       const uint32_t set = uint32_t(rng() % sets);
-      const uint64_t line = rng() % 24;
+      const uint64_t line = rng() % lines;
       auto ref_take = [&](uint64_t& fill) {  // the old scan: drops fills done by now, takes the line
         bool found = false;
         auto& list = evicted[set];
@@ -156,9 +185,14 @@ TEST(FillsInFlight, AgreesWithUnboundedListsScannedOnEveryTake) {
         case 1: {  // a line loses its way in flight (taken out first, as the slice does)
           uint64_t a = 0, b = 0;
           ASSERT_EQ(f.take_evicted(set, line, now, a), ref_take(b));
-          const uint64_t fill = now + 1 + rng() % 300;
+          const uint64_t fill = now + 1 + rng() % evicted_horizon;
           evicted[set].push_back({line, fill});
           f.evict(set, line, fill, now);
+          size_t pending = 0;
+          for (const RefEvicted& e : evicted[set]) pending += e.fill > now;
+          most_pending = std::max(most_pending, pending);
+          longest_kept = std::max(longest_kept, f.evicted_kept(set));
+          ASSERT_LE(f.evicted_kept(set), 2 * std::max<size_t>(ways, most_pending)) << "ways " << ways << " op " << op;
           break;
         }
         default: {  // a request looks for its line among the evicted ones
@@ -174,6 +208,8 @@ TEST(FillsInFlight, AgreesWithUnboundedListsScannedOnEveryTake) {
       }
     }
     EXPECT_GT(waits, 100u) << ways;  // the way check did hold misses back
-    EXPECT_GT(taken, 100u) << ways;  // and evicted lines were found in flight
+    EXPECT_GT(taken, congested ? 10u : 100u) << ways;  // and evicted lines were found in flight
+    // Congested: lists longer than twice the ways were kept (the doubling rule was exercised).
+    if (congested && ways <= 16) EXPECT_GT(longest_kept, 2u * ways + 8) << ways;
   }
 }

@@ -11,10 +11,12 @@
 //  - a 128-bit filter of the lines evicted while their fill was still on its way. The lines
 //    themselves stay in a per-set list, read only when the filter may hold the line asked for.
 //    Fills done by then leave the list when all of it is read (a line not found, or the list
-//    grown to twice the ways), not when they are done: such an entry can no longer be taken (a
-//    take answers only with fills after `now`), and a line has at most one entry (it is taken
-//    out before its line is allocated again), so the answers are those of a list swept on
-//    every take.
+//    grown to twice what its last sweep kept, and at least twice the ways), not when they are
+//    done: such an entry can no longer be taken (a take answers only with fills after `now`), and
+//    a line has at most one entry (it is taken out before its line is allocated again), so the
+//    answers are those of a list swept on every take. Sweeping at a doubling rather than at a
+//    fixed length keeps it linear when a congested memory holds more lines in flight than that
+//    (a 320-SM memory-bound run: about 30 per set, and a sweep on nearly every eviction).
 // Times are sc_time raw values (the same order as the sc_time comparisons they replace).
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +48,7 @@ class FillsInFlight {
     return scan_evicted(set, line, now, fill);
   }
   size_t held(uint32_t set) { return size_t(record(set)[kHeld]); }     // tests: fills kept (<= ways)
+  size_t evicted_kept(uint32_t set) const { return evicted_[set].fills.size(); }  // tests: done ones too
 
  private:
   // Record layout, in words: the filter, the held count and the ring's head, the held fills (a
@@ -64,11 +67,15 @@ class FillsInFlight {
   struct EvictedFill {
     uint64_t line, fill;
   };
+  struct EvictedList {
+    std::vector<EvictedFill> fills;
+    size_t sweep_at = 0;  // evict() sweeps the list first once it is this long
+  };
   uint32_t ways_;
   size_t way_fills_at_, stride_;  // in words
   std::vector<uint64_t> words_;  // the records, from the first 64-byte boundary
   size_t base_ = 0;
-  std::vector<std::vector<EvictedFill>> evicted_;  // per set
+  std::vector<EvictedList> evicted_;  // per set
 };
 
 }  // namespace mpgpu
