@@ -152,10 +152,13 @@ class BusyIntervals {
   void forget_before(uint64_t t) {
     if (t <= forgotten_) return;
     forgotten_ = t;
-    while (count_ > 0 && base_ + 64 <= t) {
-      head_ = (head_ + 1) & mask_;
-      --count_;
-      base_ += 64;
+    // The words wholly before t leave at once (a port idle for thousands of cycles, e.g. an SM's
+    // reply port with hundreds of SMs, would step through each); push_back clears reused words.
+    if (count_ > 0 && base_ + 64 <= t) {
+      const uint64_t k = std::min<uint64_t>(count_, (t - base_) >> 6);
+      head_ = (head_ + k) & mask_;
+      count_ -= k;
+      base_ += 64 * k;
     }
     if (count_ > 0 && t > base_) word(0) &= ~((uint64_t{1} << (t - base_)) - 1);
     // The forgotten past counts as free: what is remembered holds from t on only.
