@@ -149,6 +149,9 @@ TEST(WorkloadValidation, GridStrideFollowsTheGrid) {
   }
   expect_workload_error(replace(prog, "grid_stride: 4", "grid_stride: 0x10000000000"),
                         R"(w\.yaml:11:92: kernels\.k\.program\.body\[0\]\.body\[0\]\.addr\.grid_stride: grid_stride x the grid's 512 threads is out of range)");
+  // 2^40 x 2^24 threads is 2^64: wrapped in 64 bits it would read as a step of 0.
+  expect_workload_error(replace(replace(prog, "grid: 4", "grid: 131072"), "grid_stride: 4", "grid_stride: 0x10000000000"),
+                        R"(grid_stride x the grid's 16777216 threads is out of range)");
 }
 
 // Integers as YAML 1.2 reads them: a leading zero is still decimal (010 was octal 8 while 09 was

@@ -72,10 +72,11 @@ AddressExpr parse_address(const ConfigNode& n, uint64_t grid_threads) {
     // A grid-stride loop's step follows the launch: bytes per thread times the grid's threads,
     // so a kernel whose grid is changed (--set, the speed benchmark's scaling) keeps its meaning.
     if (auto g = n.opt("grid_stride")) {
-      const int64_t step = g->as_int(-kStride, kStride) * static_cast<int64_t>(grid_threads);
-      if (step < -kStride || step > kStride || e.iter + step < -kStride || e.iter + step > kStride)
+      // In 128 bits: up to 2^40 bytes x 2^42 threads (2^32 TBs of 1024) overflows 64.
+      const __int128 step = __int128{g->as_int(-kStride, kStride)} * grid_threads + e.iter;
+      if (step < -kStride || step > kStride)
         g->fail("grid_stride x the grid's " + std::to_string(grid_threads) + " threads is out of range [-2^40, 2^40]");
-      e.iter += step;
+      e.iter = static_cast<int64_t>(step);
     }
     e.wrap = n.opt_int("wrap", 0, 0, int64_t{1} << 40);
     if (auto x = n.opt("tb_xor")) {
