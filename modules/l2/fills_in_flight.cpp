@@ -7,7 +7,6 @@ namespace mpgpu {
 
 FillsInFlight::FillsInFlight(uint32_t sets, uint32_t ways) : ways_(ways), evicted_(sets) {
   if (ways == 0) throw std::invalid_argument("fills in flight: ways must be at least 1");
-  for (EvictedList& l : evicted_) l.sweep_at = 2 * size_t(ways);
   way_fills_at_ = kHeldFills + ways;
   stride_ = (way_fills_at_ + ways + 7) / 8 * 8;  // whole 64-byte lines
   words_.assign(size_t(sets) * stride_ + 8, 0);
@@ -44,8 +43,10 @@ void FillsInFlight::hold_way(uint32_t set, uint64_t fill) {
 }
 
 void FillsInFlight::evict(uint32_t set, uint64_t line, uint64_t fill, uint64_t now) {
-  // Fills done by then stay until the list is read; a list grown long is swept here first.
-  if (evicted_[set].fills.size() >= evicted_[set].sweep_at) sweep_evicted(set, now);
+  // Fills done by then stay until the list is read; a list doubled since its last sweep (and at
+  // least twice the ways) is swept here first.
+  const EvictedList& l = evicted_[set];
+  if (l.fills.size() >= 2 * std::max(l.kept, size_t(ways_))) sweep_evicted(set, now);
   evicted_[set].fills.push_back({line, fill});
   const uint32_t b = filter_bit(line);
   record(set)[kEvictedFilter + (b >> 6)] |= uint64_t{1} << (b & 63);
@@ -77,7 +78,7 @@ void FillsInFlight::sweep_evicted(uint32_t set, uint64_t now) {
       ++i;
     }
   }
-  evicted_[set].sweep_at = 2 * std::max(list.size(), size_t(ways_));
+  evicted_[set].kept = list.size();
   uint64_t* r = record(set);
   r[kEvictedFilter] = r[kEvictedFilter + 1] = 0;
   for (const EvictedFill& e : list) {

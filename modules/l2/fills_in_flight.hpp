@@ -69,7 +69,7 @@ class FillsInFlight {
   };
   struct EvictedList {
     std::vector<EvictedFill> fills;
-    size_t sweep_at = 0;  // evict() sweeps the list first once it is this long
+    size_t kept = 0;  // its length after its last sweep
   };
   uint32_t ways_;
   size_t way_fills_at_, stride_;  // in words
