@@ -1,4 +1,4 @@
-// Functional cores: Left-Over FCFS order, metrics, address map, L2 tag array, TB-time sampling.
+// Functional cores: Left-Over FCFS order, the refusal record, metrics, address map, L2 tag array, TB-time sampling.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "block_scheduler/left_over.hpp"
+#include "block_scheduler/refusals.hpp"
 #include "common/address_map.hpp"
 #include "common/metrics.hpp"
 #include "common/release_times.hpp"
@@ -138,30 +139,55 @@ TEST(LeftOverFcfs, LaterPassesAskOnlyTheSmsThatTookAndIssueAsAskingAll) {
       if (rng() % 3) order.push_back(sm);
     if (order.empty()) order.push_back(0);
     std::shuffle(order.begin(), order.end(), rng);
-    LeftOverFcfs fast(order);
+    LeftOverFcfs fast(order), told(order);  // told: also given SMs known to refuse
     ReferenceLeftOver ref;
     ref.sms = order;
     const uint32_t sbs = 1 + rng() % 3;
-    fast.set_side_by_side(sbs), ref.side_by_side = sbs;
+    fast.set_side_by_side(sbs), told.set_side_by_side(sbs), ref.side_by_side = sbs;
     std::vector<int> caps(total);
     for (int& c : caps) c = int(rng() % 4);
-    FakeSms a(caps), b(caps);
+    FakeSms a(caps), b(caps), c(caps);
     for (uint32_t id = 0; id < 4; ++id) {
       const uint32_t grid = 1 + rng() % 20;
-      fast.arrive(id, grid), ref.queue.push_back({id, grid});
+      fast.arrive(id, grid), told.arrive(id, grid), ref.queue.push_back({id, grid});
     }
     for (int call = 0; call < 5; ++call) {
       fast.schedule(std::ref(a));
       ref.schedule(std::ref(b));
+      // Some of the full SMs, as a launch's known refusers (SMs the partition does not hold too).
+      uint64_t full = 0;
+      for (uint32_t sm = 0; sm < total; ++sm)
+        if (c.free[sm] == 0 && rng() % 4) full |= uint64_t{1} << sm;
+      told.schedule(std::ref(c), uint32_t(rng() % 4), full);
       ASSERT_EQ(a.log, b.log) << "trial " << trial << " call " << call;
+      ASSERT_EQ(c.log, b.log) << "trial " << trial << " call " << call << " (told of refusals)";
       for (uint32_t sm = 0; sm < total; ++sm) {  // some TBs end: room comes back
         const int back = int(rng() % 3);
-        a.free[sm] += back, b.free[sm] += back;
+        a.free[sm] += back, b.free[sm] += back, c.free[sm] += back;
       }
     }
   }
 }
 
+// The refusal record keeps each SM's last refused launch; its mask holds exactly the SMs whose
+// record is the most recently refused launch (SM ids from 64 on are only in the per-SM record).
+TEST(Refusals, MaskFollowsTheLastRefusedLaunch) {
+  Refusals r(70);
+  EXPECT_EQ(r.refusing(5), 0u);
+  r.refuse(1, 5), r.refuse(3, 5), r.refuse(65, 5);
+  EXPECT_TRUE(r.refused(65, 5));
+  EXPECT_EQ(r.refusing(5), 0b1010u);
+  r.clear(1);
+  EXPECT_FALSE(r.refused(1, 5));
+  EXPECT_EQ(r.refusing(5), 0b1000u);
+  r.refuse(2, 7);  // another launch: the mask starts over, SM 3's record stays
+  EXPECT_EQ(r.refusing(5), 0u);
+  EXPECT_EQ(r.refusing(7), 0b100u);
+  EXPECT_TRUE(r.refused(3, 5));
+  r.refuse(3, 7);
+  EXPECT_EQ(r.refusing(7), 0b1100u);
+  EXPECT_FALSE(r.refused(3, 5));
+}
 
 TEST(Metrics, HandComputed) {
   // NP = 0.5, 0.25, 1.0; NTT = 2, 4, 1.

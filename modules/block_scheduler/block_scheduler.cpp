@@ -25,7 +25,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
                                ClockDomain clock, const SchedulingSetup& setup, uint64_t total_tbs,
                                bool show_progress)
     : sc_module(name), launch_in("launch_in"), host_out("host_out"), sm_out("sm_out"), sm_in("sm_in"), p_(p),
-      sm_(sm), clock_(clock), setup_(setup), refused_(sm.count, kNone),
+      sm_(sm), clock_(clock), setup_(setup), refused_(sm.count),
       preempt_started_(sm.count, -1), preempted_tbs_(sm.count), total_tbs_(total_tbs), progress_("simulating", show_progress) {
   launch_in.register_b_transport(this, &BlockScheduler::launch_b_transport);
   sm_in.register_b_transport(this, &BlockScheduler::sm_b_transport);
@@ -158,7 +158,7 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
         planned_tb_left(ext->sm, s.launch->id, rec.tb, rec, now_ns);
     }
     domain_of(ext->sm).driver().preempted(sm_local_[ext->sm], tbs);
-    refused_[ext->sm] = kNone;
+    refused_.clear(ext->sm);
   } else if (ext && ext->command == CtrlCommand::tb_wanted) {  // a question: nothing changes
     ext->accepted = !domains_.empty() ? domain_of(ext->sm).driver().has_tb_for(sm_local_[ext->sm])
                             : std::any_of(left_over_.begin(), left_over_.end(),
@@ -166,11 +166,11 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     return;
   } else if (ext && ext->command == CtrlCommand::room_freed) {
     if (!domains_.empty()) domain_of(ext->sm).driver().room_freed(sm_local_[ext->sm]);
-    refused_[ext->sm] = kNone;
+    refused_.clear(ext->sm);
   } else if (ext && ext->command == CtrlCommand::tb_finished) {
     const auto* c = static_cast<const TbCompletion*>(ext->info);
     KernelLaunch* k = c->launch;
-    refused_[c->sm] = kNone;
+    refused_.clear(c->sm);
     ++tbs_done_;
     progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, std::max(total_tbs_, tbs_done_));
     ++k->tbs_done;
@@ -209,7 +209,7 @@ void BlockScheduler::wake_after_busy(const sc_time& delay) {
 
 bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, const PtbqEntry* restore) {
   // An SM that refused this launch stays full for it until one of its TBs finishes.
-  if (refused_[sm] == launch_id) return false;
+  if (refused_.refused(sm, launch_id)) return false;
   KernelLaunch* k = active_.at(launch_id);
   const KernelDesc& kd = *k->kernel;
   const uint32_t part = partition_of(*k);
@@ -248,11 +248,11 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
     accepted = send();
   }
   if (!accepted) {
-    refused_[sm] = launch_id;
+    refused_.refuse(sm, launch_id);
     return false;
   }
   resident_changed(sm, launch_id, +1);
-  if (full) refused_[sm] = launch_id;  // the SM says it would refuse the next: no need to ask
+  if (full) refused_.refuse(sm, launch_id);  // the SM says it would refuse the next: no need to ask
   if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset_);
   if (capped) part_threads_[part][sm] += kd.threads_per_tb;
   offset_ += clock_.cycles(p_.tb_dispatch_cycles);
@@ -403,7 +403,7 @@ void BlockScheduler::broadcast_tb_mix() {
   for (uint32_t sm = 0; sm < sm_.count; ++sm) {
     const TbMixRegister reg = sharing_->sm_register(sm);
     command_sm(sm, CtrlCommand::set_tb_mix, &reg);
-    refused_[sm] = kNone;  // a refusal under the old limits says nothing now
+    refused_.clear(sm);  // a refusal under the old limits says nothing now
     offset_ += clock_.cycles(1);  // one SM's register per cycle
   }
   dirty_ = true;
@@ -476,9 +476,9 @@ void BlockScheduler::run() {
         if (unchanged && !sharing_)
           lo.idle_round();
         else
-          lo.schedule([&](uint32_t sm, uint32_t id, uint32_t tb) {
-            return refused_[sm] != id && try_dispatch(sm, id, tb, nullptr);
-          });
+          lo.schedule(
+              [&](uint32_t sm, uint32_t id, uint32_t tb) { return !refused_.refused(sm, id) && try_dispatch(sm, id, tb, nullptr); },
+              refused_.mask_launch(), refused_.refusing(refused_.mask_launch()));
     }
     in_round_ = false;
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long

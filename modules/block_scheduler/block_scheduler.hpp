@@ -18,6 +18,7 @@
 
 #include "block_scheduler/left_over.hpp"
 #include "block_scheduler/preemption_processor.hpp"
+#include "block_scheduler/refusals.hpp"
 #include "block_scheduler/sharing_controller.hpp"
 #include "block_scheduler/sm_driver.hpp"
 #include "common/clock.hpp"
@@ -264,7 +265,7 @@ class BlockScheduler : public sc_core::sc_module {
   }
   BlockSchedulerLinks links_;
   static constexpr uint32_t kNone = ~0u;
-  std::vector<uint32_t> refused_;  // per SM: the launch it last refused, until a TB of it ends
+  Refusals refused_;  // per SM: the launch it last refused, until room changes on it
   std::vector<double> preempt_started_;
   std::vector<PreemptionRecord> preemptions_;
   std::vector<std::vector<PreemptedTb>> preempted_tbs_;  // per SM: of the preemption in progress

@@ -19,11 +19,14 @@ struct PendingKernel {
 
 class LeftOverFcfs {
  public:
-  explicit LeftOverFcfs(uint32_t num_sms) : sms_(num_sms) {
+  explicit LeftOverFcfs(uint32_t num_sms) : sms_(num_sms), identity_(true) {
     for (uint32_t i = 0; i < num_sms; ++i) sms_[i] = i;
   }
   // Over a subset of the SMs (a compute partition), in the given order.
-  explicit LeftOverFcfs(std::vector<uint32_t> sms) : sms_(std::move(sms)) {}
+  explicit LeftOverFcfs(std::vector<uint32_t> sms) : sms_(std::move(sms)) {
+    identity_ = true;
+    for (size_t i = 0; i < sms_.size(); ++i) identity_ &= sms_[i] == i;
+  }
 
   void arrive(uint32_t id, uint32_t grid) { queue_.push_back({id, grid}); }
   // Intra-SM sharing (SPEC 5): the first `n` kernels are issued side by side, none waiting for
@@ -42,11 +45,19 @@ class LeftOverFcfs {
   // only fills up during a call): a pass after the first asks only the SMs that took a TB in
   // the pass before, in the same round-robin order, as asking all would issue the same TBs.
   template <typename TryDispatch>
-  uint32_t schedule(TryDispatch&& try_dispatch);
+  uint32_t schedule(TryDispatch&& try_dispatch) {
+    return schedule(std::forward<TryDispatch>(try_dispatch), true, ~0u, 0);
+  }
+  // The same, told that the SMs in `refusing_sms` (bit per SM id) would refuse launch
+  // `refusing_launch`: its first pass does not ask them (with many SMs full, most of a pass).
+  template <typename TryDispatch>
+  uint32_t schedule(TryDispatch&& try_dispatch, uint32_t refusing_launch, uint64_t refusing_sms) {
+    return schedule(std::forward<TryDispatch>(try_dispatch), true, refusing_launch, refusing_sms);
+  }
   // schedule() when every SM refuses (nothing changed since the last call): only the round-robin
   // start moves, one step per pass, without asking the SMs.
   void idle_round() {
-    schedule([](uint32_t, uint32_t, uint32_t) { return false; }, /*ask_sms=*/false);
+    schedule([](uint32_t, uint32_t, uint32_t) { return false; }, /*ask_sms=*/false, ~0u, 0);
   }
   bool idle() const { return queue_.empty(); }
   bool serves(uint32_t sm) const { return std::find(sms_.begin(), sms_.end(), sm) != sms_.end(); }
@@ -54,20 +65,25 @@ class LeftOverFcfs {
 
  private:
   template <typename TryDispatch>
-  uint32_t schedule(TryDispatch&& try_dispatch, bool ask_sms);
+  uint32_t schedule(TryDispatch&& try_dispatch, bool ask_sms, uint32_t refusing_launch, uint64_t refusing_sms);
+  // The positions (bits into sms_) of the SMs in `sm_mask` (bit per SM id).
+  uint64_t positions_of(uint64_t sm_mask) const {
+    if (identity_) return sm_mask;
+    uint64_t m = 0;
+    for (size_t pos = 0; pos < sms_.size() && pos < 64; ++pos)
+      if (sms_[pos] < 64 && (sm_mask >> sms_[pos] & 1)) m |= uint64_t{1} << pos;
+    return m;
+  }
   std::vector<uint32_t> sms_;  // the SMs it issues to, round-robin
+  bool identity_ = false;  // sms_[i] == i: positions are SM ids
   uint32_t next_sm_ = 0;  // round-robin start, as hardware keeps it across calls
   uint32_t side_by_side_ = 1;
   std::deque<PendingKernel> queue_;  // kernels with TBs still to issue, in arrival order
 };
 
 template <typename TryDispatch>
-uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch) {
-  return schedule(std::forward<TryDispatch>(try_dispatch), true);
-}
-
-template <typename TryDispatch>
-uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms) {
+uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms, uint32_t refusing_launch,
+                                uint64_t refusing_sms) {
   uint32_t issued = 0;
   const uint32_t num_sms = static_cast<uint32_t>(sms_.size());
   if (num_sms == 0) return 0;
@@ -75,7 +91,9 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms) {
     PendingKernel& k = queue_[at];
     bool progress = true;
     // Positions (indices into sms_) that took a TB of this kernel in the last pass; all at first.
+    // Those known to refuse it are left out: asking them issues nothing.
     uint64_t took = num_sms < 64 ? (uint64_t{1} << num_sms) - 1 : ~uint64_t{0};
+    if (k.id == refusing_launch && refusing_sms) took &= ~positions_of(refusing_sms);
     // Asks the SM at position `pos` for the kernel's next TB.
     auto ask = [&](uint32_t pos) {
       if (!try_dispatch(sms_[pos], k.id, k.next_tb)) return false;

@@ -65,11 +65,12 @@ class Ppq : public Policy {
   }
 
  private:
+  // Some SM runs a kernel below `priority`: from the SMST's set of running kernels (a few),
+  // not its entries (every SM).
   static bool runs_below(const SmDriver& d, uint32_t priority) {
-    for (uint32_t sm = 0; sm < d.num_sms(); ++sm) {
-      const SmstEntry& s = d.smst().at(sm);
-      if (s.state == SmState::running && d.kernel(s.running).priority < priority) return true;
-    }
+    const boost::dynamic_bitset<>& running = d.smst().running_kernels();
+    for (size_t k = running.find_first(); k != boost::dynamic_bitset<>::npos; k = running.find_next(k))
+      if (d.kernel(uint32_t(k)).priority < priority) return true;
     return false;
   }
   // The least important running kernel's SM (youngest kernel, then highest SM index). Under
@@ -102,11 +103,17 @@ class Ppq : public Policy {
     }
     return best;
   }
-  static uint32_t top_priority(const SmDriver& d) {
+  // The highest priority among the active kernels; may_issue asks it for every TB issued, and
+  // it changes only with the active queue.
+  uint32_t top_priority(const SmDriver& d) const {
+    if (top_at_ == d.active().changes()) return top_;
     uint32_t top = 0;
     for (uint32_t k : d.active().order()) top = std::max(top, d.kernel(k).priority);
+    top_at_ = d.active().changes(), top_ = top;
     return top;
   }
+  mutable uint64_t top_at_ = ~uint64_t{0};  // the active queue's changes() when top_ was read
+  mutable uint32_t top_ = 0;
   bool exclusive_;
   std::string name_;
 };

@@ -221,7 +221,10 @@ void SmDriver::retire(uint32_t k) {
 
 bool SmDriver::settle() {
   bool changed = false;
-  for (uint32_t sm = 0; sm < smst_.entries(); ++sm) {
+  // Only SMs not idle with no TB running can change here: the SMST's set of them, walked in
+  // index order as it changes (the same SMs, in the same order, as a walk of every entry).
+  const boost::dynamic_bitset<>& candidates = smst_.without_tbs();
+  for (size_t sm = candidates.find_first(); sm != boost::dynamic_bitset<>::npos; sm = candidates.find_next(sm)) {
     const SmstEntry& s = smst_.at(sm);
     if (s.state == SmState::reserved && s.running_tbs == 0 && !saving_[sm]) {
       complete_reservation(sm);
@@ -247,7 +250,8 @@ uint64_t SmDriver::step(DriverPort& port) {
     in_decide_ = true;
     policy_->decide(*this);
     in_decide_ = false;
-    for (uint32_t sm = 0; sm < smst_.entries(); ++sm) issue_to(sm);
+    for (uint32_t sm = 0; sm < smst_.entries(); ++sm)
+      if (!full_[sm]) issue_to(sm);  // most SMs are full after a TB ends: tested here, not in a call
     if (!settle()) break;
   }
   port_ = nullptr;

@@ -37,6 +37,14 @@ class BusyIntervals {
     return search(t, len);
   }
 
+  // The first cycle from t on where a slot of `len` may start, as far as the remembered busy run
+  // and no-slot range tell (no word read): t itself unless it lies in one of them.
+  uint64_t skip_known(uint64_t t, uint64_t len) const {
+    if (len >= no_slot_len_ && no_slot_from_ <= t && t < no_slot_to_) t = no_slot_to_;
+    if (run_begin_ <= t && t < run_end_) t = run_end_;
+    return t;
+  }
+
   // [s, s + len) overlaps nothing booked: earliest(s, len) == s, without its search.
   bool free(uint64_t s, uint64_t len) const { return len == 0 || s >= end_ || next_busy(s, s + len) == s + len; }
 
@@ -63,14 +71,17 @@ class BusyIntervals {
   // long walks. Both tables keep their words at multiples of 64, so the walk reads aligned words.
   static uint64_t earliest_in_both(const BusyIntervals& a, const BusyIntervals& b, uint64_t t, uint64_t len) {
     if (len == 0 || (t >= a.end_ && t >= b.end_)) return t;  // past every booking of both
+    // A backlog either table already knows (a context save queued on a partition's port) is
+    // jumped before any word is read: the joint walk would only cross it.
     uint64_t s = t;
+    for (uint64_t u; (u = b.skip_known(a.skip_known(s, len), len)) != s;) s = u;
     if (len <= 64) {
       const uint64_t end = std::max(a.end_, b.end_);
-      uint64_t w = t & ~uint64_t{63};
+      uint64_t w = s & ~uint64_t{63};
       uint64_t busy = a.aligned_word(w) | b.aligned_word(w);
-      uint64_t after = ~uint64_t{0} << (t - w);  // starts before t do not count
+      uint64_t after = ~uint64_t{0} << (s - w);  // starts before s do not count
       for (int k = 0; k < kJointWords; ++k, w += 64) {
-        if (w >= end) return std::max(t, w);  // past every booking of both
+        if (w >= end) return std::max(s, w);  // past every booking of both
         // A one-flit packet fits at any free bit; a word busy throughout starts nothing (a longer
         // packet may still start in it only at a free bit): neither needs the next word's bits.
         if (len == 1 || busy == ~uint64_t{0}) {
@@ -83,7 +94,7 @@ class BusyIntervals {
         }
         after = ~uint64_t{0};
       }
-      s = w;  // no common slot starts in [t, w)
+      s = w;  // no common slot starts in [s, w)
     }
     s = a.earliest(s, len);
     for (;;) {

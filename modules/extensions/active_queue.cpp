@@ -9,6 +9,7 @@ namespace mpgpu {
 void ActiveQueue::push(uint32_t k) {
   if (full()) throw SimError("active queue full");
   order_.push_back(static_cast<uint32_t>(checked(k, idx_bits_, "active_queue", "ksrt_index")));
+  ++changes_;
   if (observer_) observer_(1, k);
 }
 
@@ -16,6 +17,7 @@ void ActiveQueue::remove(uint32_t k) {
   auto it = std::find(order_.begin(), order_.end(), k);
   if (it == order_.end()) throw SimError("active queue: KSRT index " + std::to_string(k) + " not active");
   order_.erase(it);
+  ++changes_;
   if (observer_) observer_(2, k);
 }
 

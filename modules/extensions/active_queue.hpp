@@ -17,6 +17,7 @@ class ActiveQueue {
   void push(uint32_t ksrt_idx);
   void remove(uint32_t ksrt_idx);
   const std::vector<uint32_t>& order() const { return order_; }  // oldest first
+  uint64_t changes() const { return changes_; }  // pushes and removals so far: what was read of order() still holds while equal
   // Called after every update with (op code of ActiveQueuePinLogic, KSRT index): its owner makes
   // the same update on the table's pins (extensions/table_link.hpp).
   using Observer = std::function<void(unsigned op, uint32_t ksrt_idx)>;
@@ -26,6 +27,7 @@ class ActiveQueue {
   Observer observer_;
   uint32_t capacity_, idx_bits_;
   std::vector<uint32_t> order_;
+  uint64_t changes_ = 0;
 };
 
 // Command buffers (SPEC 2): one per context, each holds one kernel-launch command.
