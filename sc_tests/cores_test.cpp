@@ -158,7 +158,8 @@ TEST(LeftOverFcfs, LaterPassesAskOnlyTheSmsThatTookAndIssueAsAskingAll) {
       uint64_t full = 0;
       for (uint32_t sm = 0; sm < total; ++sm)
         if (c.free[sm] == 0 && rng() % 4) full |= uint64_t{1} << sm;
-      told.schedule(std::ref(c), uint32_t(rng() % 4), full);
+      const uint32_t launch = uint32_t(rng() % 4);
+      told.schedule(std::ref(c), [&](uint32_t id) { return id == launch ? full : 0; });
       ASSERT_EQ(a.log, b.log) << "trial " << trial << " call " << call;
       ASSERT_EQ(c.log, b.log) << "trial " << trial << " call " << call << " (told of refusals)";
       for (uint32_t sm = 0; sm < total; ++sm) {  // some TBs end: room comes back

@@ -478,7 +478,7 @@ void BlockScheduler::run() {
         else
           lo.schedule(
               [&](uint32_t sm, uint32_t id, uint32_t tb) { return !refused_.refused(sm, id) && try_dispatch(sm, id, tb, nullptr); },
-              refused_.mask_launch(), refused_.refusing(refused_.mask_launch()));
+              [&](uint32_t id) { return refused_.refusing(id); });
     }
     in_round_ = false;
     if (offset_ > SC_ZERO_TIME) {  // the driver is busy issuing and deciding for this long

@@ -46,26 +46,27 @@ class LeftOverFcfs {
   // the pass before, in the same round-robin order, as asking all would issue the same TBs.
   template <typename TryDispatch>
   uint32_t schedule(TryDispatch&& try_dispatch) {
-    return schedule(std::forward<TryDispatch>(try_dispatch), true, ~0u, 0);
+    return schedule(std::forward<TryDispatch>(try_dispatch), true, none_known);
   }
-  // The same, told that the SMs in `refusing_sms` (bit per SM id) would refuse launch
-  // `refusing_launch`: its first pass does not ask them (with many SMs full, most of a pass).
-  template <typename TryDispatch>
-  uint32_t schedule(TryDispatch&& try_dispatch, uint32_t refusing_launch, uint64_t refusing_sms) {
-    return schedule(std::forward<TryDispatch>(try_dispatch), true, refusing_launch, refusing_sms);
+  // The same, told by refusing(id) the SMs (bit per SM id) known to refuse launch `id`: a
+  // kernel's first pass does not ask them (with many SMs full, most of a pass).
+  template <typename TryDispatch, typename Refusing>
+  uint32_t schedule(TryDispatch&& try_dispatch, Refusing&& refusing) {
+    return schedule(std::forward<TryDispatch>(try_dispatch), true, refusing);
   }
   // schedule() when every SM refuses (nothing changed since the last call): only the round-robin
   // start moves, one step per pass, without asking the SMs.
   void idle_round() {
-    schedule([](uint32_t, uint32_t, uint32_t) { return false; }, /*ask_sms=*/false, ~0u, 0);
+    schedule([](uint32_t, uint32_t, uint32_t) { return false; }, /*ask_sms=*/false, none_known);
   }
   bool idle() const { return queue_.empty(); }
   bool serves(uint32_t sm) const { return std::find(sms_.begin(), sms_.end(), sm) != sms_.end(); }
   size_t waiting_kernels() const { return queue_.size(); }
 
  private:
-  template <typename TryDispatch>
-  uint32_t schedule(TryDispatch&& try_dispatch, bool ask_sms, uint32_t refusing_launch, uint64_t refusing_sms);
+  template <typename TryDispatch, typename Refusing>
+  uint32_t schedule(TryDispatch&& try_dispatch, bool ask_sms, Refusing&& refusing);
+  static uint64_t none_known(uint32_t) { return 0; }
   // The positions (bits into sms_) of the SMs in `sm_mask` (bit per SM id).
   uint64_t positions_of(uint64_t sm_mask) const {
     if (identity_) return sm_mask;
@@ -81,9 +82,8 @@ class LeftOverFcfs {
   std::deque<PendingKernel> queue_;  // kernels with TBs still to issue, in arrival order
 };
 
-template <typename TryDispatch>
-uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms, uint32_t refusing_launch,
-                                uint64_t refusing_sms) {
+template <typename TryDispatch, typename Refusing>
+uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms, Refusing&& refusing) {
   uint32_t issued = 0;
   const uint32_t num_sms = static_cast<uint32_t>(sms_.size());
   if (num_sms == 0) return 0;
@@ -93,7 +93,7 @@ uint32_t LeftOverFcfs::schedule(TryDispatch&& try_dispatch, bool ask_sms, uint32
     // Positions (indices into sms_) that took a TB of this kernel in the last pass; all at first.
     // Those known to refuse it are left out: asking them issues nothing.
     uint64_t took = num_sms < 64 ? (uint64_t{1} << num_sms) - 1 : ~uint64_t{0};
-    if (k.id == refusing_launch && refusing_sms) took &= ~positions_of(refusing_sms);
+    if (const uint64_t known = refusing(k.id)) took &= ~positions_of(known);
     // Asks the SM at position `pos` for the kernel's next TB.
     auto ask = [&](uint32_t pos) {
       if (!try_dispatch(sms_[pos], k.id, k.next_tb)) return false;

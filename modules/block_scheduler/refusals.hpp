@@ -26,7 +26,6 @@ class Refusals {
   }
   // SMs (bit per SM id) known to refuse `launch`: a subset of those with refused(sm, launch).
   uint64_t refusing(uint32_t launch) const { return launch == mask_launch_ ? mask_ : 0; }
-  uint32_t mask_launch() const { return mask_launch_; }
 
  private:
   std::vector<uint32_t> launch_;  // per SM

@@ -86,11 +86,11 @@ void SmDriver::admit() {
   }
 }
 
-void SmDriver::issue_to(uint32_t sm) {
+void SmDriver::issue_tbs(uint32_t sm) {
   const SmstEntry& s = smst_.at(sm);
   // Dual-kernel: a reserved SM takes the preempting kernel's TBs as its positions free up.
   const bool preempting = mech_ == Mechanism::dual_kernel && s.state == SmState::reserved;
-  if ((s.state != SmState::running && !preempting) || full_[sm]) return;
+  if (s.state != SmState::running && !preempting) return;
   const uint32_t k = preempting ? s.next : s.running;
   while (issuable(k) > 0 && policy_->may_issue(*this, k)) {
     const KsrtEntry& e = ksrt_.at(k);
@@ -250,8 +250,7 @@ uint64_t SmDriver::step(DriverPort& port) {
     in_decide_ = true;
     policy_->decide(*this);
     in_decide_ = false;
-    for (uint32_t sm = 0; sm < smst_.entries(); ++sm)
-      if (!full_[sm]) issue_to(sm);  // most SMs are full after a TB ends: tested here, not in a call
+    for (uint32_t sm = 0; sm < smst_.entries(); ++sm) issue_to(sm);
     if (!settle()) break;
   }
   port_ = nullptr;

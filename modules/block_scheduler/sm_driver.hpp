@@ -128,7 +128,11 @@ class SmDriver {
 
  private:
   void admit();
-  void issue_to(uint32_t sm);
+  // Issues TBs to the SM while it takes them; a full one (most, after a TB ends) costs no call.
+  void issue_to(uint32_t sm) {
+    if (!full_[sm]) issue_tbs(sm);
+  }
+  void issue_tbs(uint32_t sm);  // issue_to on an SM not full
   void complete_reservation(uint32_t sm);
   void retire(uint32_t k);
   bool settle();  // SMs that finished or completed preemption; true if anything changed
