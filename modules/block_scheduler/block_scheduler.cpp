@@ -120,7 +120,7 @@ void BlockScheduler::launch_b_transport(tlm::tlm_generic_payload& gp, sc_time& d
     return;
   }
   auto* launch = const_cast<KernelLaunch*>(static_cast<const KernelLaunch*>(ext->info));
-  const sc_time at = sc_core::sc_time_stamp() + delay;
+  const sc_time at = sim_now() + delay;
   launch->arrive_ns = to_ns(at);
   arrivals_.emplace(at, launch);
   wake_after_busy(delay);
@@ -144,7 +144,7 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
   if (ext && ext->command == CtrlCommand::preempted) {
     const auto* saved = static_cast<const std::vector<SavedTbRecord>*>(ext->info);
     std::vector<SavedTb> tbs;  // switched out or flushed: back to the PTBQ (a drained TB stays)
-    const double now_ns = to_ns(sc_core::sc_time_stamp());
+    const double now_ns = to_ns(sim_now());
     for (const auto& s : *saved) {
       if (s.technique != TbTechnique::drain) {
         tbs.push_back({s.launch->id, s.entry});
@@ -172,7 +172,7 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
     KernelLaunch* k = c->launch;
     refused_.clear(c->sm);
     ++tbs_done_;
-    progress_.tick(to_ns(sc_core::sc_time_stamp()) / 1e3, tbs_done_, std::max(total_tbs_, tbs_done_));
+    if (progress_.enabled()) progress_.tick(to_ns(sim_now()) / 1e3, tbs_done_, std::max(total_tbs_, tbs_done_));
     ++k->tbs_done;
     resident_changed(c->sm, k->id, -1);
     if (processor_) {
@@ -201,7 +201,7 @@ void BlockScheduler::sm_b_transport(int, tlm::tlm_generic_payload& gp, sc_time&)
 }
 
 void BlockScheduler::wake_after_busy(const sc_time& delay) {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   if (busy_until_ <= now) return notify_wake(delay);
   if (now + delay <= busy_until_) idle_owed_ = false;  // the window's end is a full round again
   notify_wake(std::max(delay, busy_until_ - now));
@@ -230,7 +230,7 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
     ext.info = &d;
     ext.reply = &slot;
     sc_time delay = offset_;
-    const gpu_ctrl_ext answer = send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
+    const gpu_ctrl_ext& answer = send_ctrl(sm_out, static_cast<int>(sm), ext, delay);
     full = answer.full;
     return answer.accepted;
   };
@@ -253,7 +253,7 @@ bool BlockScheduler::try_dispatch(uint32_t sm, uint32_t launch_id, uint32_t tb, 
   }
   resident_changed(sm, launch_id, +1);
   if (full) refused_.refuse(sm, launch_id);  // the SM says it would refuse the next: no need to ask
-  if (k->start_ns < 0) k->start_ns = to_ns(sc_core::sc_time_stamp() + offset_);
+  if (k->start_ns < 0) k->start_ns = to_ns(sim_now() + offset_);
   if (capped) part_threads_[part][sm] += kd.threads_per_tb;
   offset_ += clock_.cycles(p_.tb_dispatch_cycles);
   ++tbs_issued_;
@@ -348,7 +348,7 @@ void BlockScheduler::save_context(uint32_t sm) { command_sm(sm, CtrlCommand::sav
 void BlockScheduler::flush(uint32_t sm) { command_sm(sm, CtrlCommand::flush_tbs, &setup_.flush_fallback); }
 
 void BlockScheduler::preemption_requested(uint32_t sm) {
-  preempt_started_[sm] = to_ns(sc_core::sc_time_stamp() + offset_);
+  preempt_started_[sm] = to_ns(sim_now() + offset_);
 }
 
 void BlockScheduler::preemption_completed(uint32_t sm) {
@@ -360,7 +360,7 @@ void BlockScheduler::preemption_completed(uint32_t sm) {
 }
 
 void BlockScheduler::preemption_completed_now(uint32_t sm, double at_ns) {
-  if (at_ns < 0) at_ns = to_ns(sc_core::sc_time_stamp() + offset_);
+  if (at_ns < 0) at_ns = to_ns(sim_now() + offset_);
   double utilization = -1;
   if (processor_) {  // the executing register-time over the window, from two status reports
     SmStatusReport end;
@@ -396,7 +396,7 @@ void BlockScheduler::load_tb_mix(bool window_starts) {
   if (!window_starts) return;
   // The window's counters start once every SM holds its mix.
   window_counters_ = read_counters();
-  window_end_ = sc_core::sc_time_stamp() + offset_ + clock_.cycles(double(setup_.sharing.hw.window_cycles));
+  window_end_ = sim_now() + offset_ + clock_.cycles(double(setup_.sharing.hw.window_cycles));
 }
 
 void BlockScheduler::broadcast_tb_mix() {
@@ -418,12 +418,12 @@ void BlockScheduler::update_sharing() {
     const KernelDesc& kd = *active_.at(id)->kernel;
     ks.push_back({id, tb_footprint(sm_, {kd.threads_per_tb, kd.registers_per_tb, kd.shared_mem_per_tb})});
   }
-  load_tb_mix(sharing_->restart(ks, to_ns(sc_core::sc_time_stamp() + offset_)));
+  load_tb_mix(sharing_->restart(ks, to_ns(sim_now() + offset_)));
 }
 
 void BlockScheduler::end_profiling_window() {
   const std::vector<SmCounterReading> now = read_counters();
-  load_tb_mix(sharing_->window_done(window_counters_, now, to_ns(sc_core::sc_time_stamp() + offset_)));
+  load_tb_mix(sharing_->window_done(window_counters_, now, to_ns(sim_now() + offset_)));
 }
 
 void BlockScheduler::run() {
@@ -432,7 +432,7 @@ void BlockScheduler::run() {
     for (auto& lo : left_over_) lo.idle_round();
   }
   for (;;) {
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = sim_now();
     // Nothing reported and nothing arrived since the last round (the end of a dispatch's busy
     // window, mostly): every SM refuses again, so Left-Over only moves its round-robin start.
     const bool unchanged = !dirty_ && owed_ == SC_ZERO_TIME && (arrivals_.empty() || arrivals_.begin()->first > now);

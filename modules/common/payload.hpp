@@ -76,9 +76,11 @@ struct gpu_ctrl_ext : tlm::tlm_extension<gpu_ctrl_ext> {
   }
 };
 
-// Sends one control command over a socket as a generic payload and returns the extension.
+// Sends one control command over a socket as a generic payload; the target answers in `ext`,
+// which is returned (by reference: a TB-level run sends two per TB, and each copy of the
+// extension cost more than the payload's set-up).
 template <typename Socket>
-gpu_ctrl_ext send_ctrl(Socket& socket, int port, gpu_ctrl_ext ext, sc_core::sc_time& delay) {
+const gpu_ctrl_ext& send_ctrl(Socket& socket, int port, gpu_ctrl_ext& ext, sc_core::sc_time& delay) {
   // Payloads are reused (constructing one allocates its extension array), one per nesting level:
   // a TB completion can trigger a kernel-done message and a dispatch inside the call.
   static std::vector<std::unique_ptr<tlm::tlm_generic_payload>> pool;

@@ -34,11 +34,16 @@ inline uint32_t field_bits(const FieldLayout& l, const std::string& name) {
   throw SimError("no field '" + name + "'");
 }
 
+// The error checked() throws, out of line: the check itself then inlines into every table write.
+[[noreturn, gnu::cold, gnu::noinline]] inline void field_overflow(uint64_t value, uint32_t bits, const char* table,
+                                                                  const char* field) {
+  throw SimError(std::string(table) + "." + field + ": value " + std::to_string(value) + " exceeds " +
+                 std::to_string(bits) + " bits");
+}
+
 // Throws when `value` does not fit an unsigned field of `bits`.
 inline uint64_t checked(uint64_t value, uint32_t bits, const char* table, const char* field) {
-  if (bits < 64 && value >> bits)
-    throw SimError(std::string(table) + "." + field + ": value " + std::to_string(value) + " exceeds " +
-                   std::to_string(bits) + " bits");
+  if (bits < 64 && value >> bits) field_overflow(value, bits, table, field);
   return value;
 }
 

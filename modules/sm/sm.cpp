@@ -57,7 +57,7 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     return;
   }
   const auto* d = static_cast<const TbDispatch*>(ext->info);
-  const sc_time start = sc_core::sc_time_stamp() + delay;
+  const sc_time start = sim_now() + delay;
   if (!parked_.empty() && parked_due(start)) {  // a TB back from its faults takes the room first
     ext->accepted = false;
     refused_for_parked_ = true;
@@ -106,7 +106,7 @@ void Sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   resident_.push({d->launch, d->tb, *alloc, start, end, run_start});
   stats_.peak_resident = std::max<uint32_t>(stats_.peak_resident, static_cast<uint32_t>(resident_.size()) + warp_tbs_live_);
   // Nothing to do before the TB ends: wake then (an earlier pending wake-up stays), not now.
-  wake(end - sc_core::sc_time_stamp());
+  wake(end - sim_now());
 }
 
 void Sm::start_warp_tb(KernelLaunch* launch, uint32_t tb, const TbAllocation& alloc, const sc_time& start,
@@ -358,7 +358,7 @@ uint64_t save_address(const KernelLaunch& l, uint64_t save_pointer) {
 }
 
 sc_time Sm::move_context(uint64_t addr, uint64_t bytes, sc_time& issue_at, bool write) {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = sim_now();
   constexpr uint32_t kLine = 128;
   std::vector<uint8_t> line(kLine);
   sc_time done = issue_at;
@@ -470,7 +470,7 @@ uint32_t Sm::resident_tbs_of(uint32_t launch) const {
 }
 
 uint64_t Sm::report_status(SmStatusReport& out, sc_time delay) {
-  const sc_time now = sc_core::sc_time_stamp() + delay;
+  const sc_time now = sim_now() + delay;
   out.cycle = clock_.to_cycles_ceil(now);
   out.registers = p_.registers;
   out.shared_mem = res_.shared_mem_config();
@@ -501,7 +501,7 @@ uint64_t Sm::report_status(SmStatusReport& out, sc_time delay) {
 }
 
 void Sm::execute_plan(sc_time delay, const PreemptPlan& plan, bool whole_sm) {
-  const sc_time now = sc_core::sc_time_stamp() + delay;
+  const sc_time now = sim_now() + delay;
   const uint64_t now_cycle = clock_.to_cycles_ceil(now);
   std::vector<std::optional<TbTechnique>> how(warp_tbs_.size());
   for (const auto& [slot, t] : plan) how.at(slot) = t;
@@ -589,7 +589,7 @@ sc_time Sm::restore_context(const KernelLaunch& l, uint64_t pointer, sc_time& is
 }
 
 void Sm::start_save(sc_time delay) {
-  const sc_time now = sc_core::sc_time_stamp() + delay;
+  const sc_time now = sim_now() + delay;
   // Warp-level TBs stop issuing now and drain their in-flight instructions (the pipeline knows
   // when the last one completes); TB-level ones take the platform's fixed drain time.
   uint64_t drained = clock_.to_cycles_ceil(now);
@@ -665,7 +665,7 @@ void Sm::finish_save() {
                          to_ns(save_done_));
   }
   saving_.clear();
-  if (idle()) stats_.busy += sc_core::sc_time_stamp() - busy_since_;
+  if (idle()) stats_.busy += sim_now() - busy_since_;
   gpu_ctrl_ext ext;
   ext.command = CtrlCommand::preempted;
   ext.sm = id_;

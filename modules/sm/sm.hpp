@@ -25,6 +25,7 @@
 #include "extensions/ptbq.hpp"
 #include "extensions/running_tb_status_pins.hpp"
 #include "sm/pipeline.hpp"
+#include "sm/resident_queue.hpp"
 #include "sm/sm_calendar.hpp"
 #include "sm/sm_resources.hpp"
 #include "sm/tb_mix_register.hpp"
@@ -161,9 +162,6 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
     TbAllocation alloc;
     sc_core::sc_time start, end;
     sc_core::sc_time run_start;  // after any restore
-    bool operator>(const Resident& o) const {
-      return end != o.end ? end > o.end : (launch->id != o.launch->id ? launch->id > o.launch->id : tb > o.tb);
-    }
   };
   // A warp-level TB in the pipeline, by TB slot.
   struct WarpTb {
@@ -300,7 +298,7 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   // is c; timing_test checks it).
   sc_core::sc_time planned_time_;
   uint64_t planned_cycle_ = ~uint64_t{0};
-  std::priority_queue<Resident, std::vector<Resident>, std::greater<Resident>> resident_;
+  ResidentQueue<Resident> resident_;  // earliest end first
   std::vector<ParkedTb> parked_;     // switched out on a fault, in switch-out order
   SmResources res_;
   SmStats stats_;

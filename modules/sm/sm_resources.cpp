@@ -78,7 +78,7 @@ uint32_t RangeAllocator::free_total() const {  // tests and checks only: summed 
 }
 
 SmResources::SmResources(const SmParams& p)
-    : p_(p), regs_(p.registers), shm_(p.shared_mem_default), slot_used_(p.max_tbs, false),
+    : p_(p), regs_(p.registers), shm_(p.shared_mem_default), slot_used_((p.max_tbs + 63) / 64, 0),
       free_threads_(p.max_threads) {}
 
 template <typename Place>
@@ -91,10 +91,11 @@ std::optional<TbAllocation> SmResources::allocate_with(const TbResources& tb, ui
   a.reg_size = rounded_registers(p_, tb.registers);
   a.shm_size = tb.shared_mem;
   if (!place(a)) return std::nullopt;
-  for (uint32_t i = 0; i < slot_used_.size(); ++i)
-    if (!slot_used_[i]) {
-      slot_used_[i] = true;
-      a.slot = i;
+  for (size_t w = 0; w < slot_used_.size(); ++w)  // admits(): one is free
+    if (const uint64_t free = ~slot_used_[w]) {
+      const uint32_t bit = uint32_t(__builtin_ctzll(free));
+      slot_used_[w] |= uint64_t{1} << bit;
+      a.slot = uint32_t(w * 64) + bit;
       break;
     }
   ++resident_;
@@ -142,7 +143,7 @@ bool SmResources::fits(const TbResources& tb, uint32_t carve_out) const {
 void SmResources::release(const TbAllocation& a) {
   regs_.release(a.reg_offset, a.reg_size);
   shm_.release(a.shm_offset, a.shm_size);
-  slot_used_[a.slot] = false;
+  slot_used_[a.slot >> 6] &= ~(uint64_t{1} << (a.slot & 63));
   --resident_;
   free_threads_ += a.threads;
   // Back to the default carve-out when the SM empties.

@@ -61,7 +61,9 @@ class SmResources {
  private:
   const SmParams& p_;
   RangeAllocator regs_, shm_;
-  std::vector<bool> slot_used_;
+  // TB slots in use, a bit each: the lowest free one is found a word at a time (a TB-level run
+  // takes one per TB).
+  std::vector<uint64_t> slot_used_;
   uint32_t resident_ = 0;
   uint32_t free_threads_;
   // A TB slot and `threads` are free, and the carve-out fits: the SM's, or any on an empty SM (a
