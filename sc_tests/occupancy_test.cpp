@@ -232,3 +232,26 @@ TEST(Occupancy, ThreadsCountInWholeWarps) {
   EXPECT_EQ(admitted, 12);
   EXPECT_EQ(r.free_threads(), 2048u - 12 * 160);
 }
+
+// A TB takes the lowest free TB slot, past the first 64 too (the slots are a bit mask).
+TEST(SmResources, TakesTheLowestFreeSlot) {
+  SmParams p = k20c_sm();
+  p.max_tbs = 70;
+  p.max_threads = 70 * 32;
+  p.registers = 1 << 20;
+  SmResources r(p);
+  std::vector<TbAllocation> a;
+  for (uint32_t i = 0; i < 70; ++i) {
+    const auto got = r.try_allocate({32, 32, 0}, 16 * 1024);
+    ASSERT_TRUE(got) << i;
+    EXPECT_EQ(got->slot, i);
+    a.push_back(*got);
+  }
+  EXPECT_FALSE(r.try_allocate({32, 32, 0}, 16 * 1024).has_value());  // every slot taken
+  for (uint32_t s : {66u, 3u, 64u}) r.release(a[s]);
+  for (uint32_t want : {3u, 64u, 66u}) {
+    const auto got = r.try_allocate({32, 32, 0}, 16 * 1024);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->slot, want);
+  }
+}

@@ -2,8 +2,9 @@
 // The SM's TB-level TBs, earliest end first (ties: launch id, then TB), as a sorted array of
 // small keys over the TBs kept by TB slot. A TB-level run pushes and pops one TB per TB: a heap
 // of the whole records moved 64 bytes per step and read each launch's id through its pointer on
-// every comparison; an SM holds a few dozen TBs at most, so one short shift per push is cheaper. T: a record with `end` (sc_time), `launch` (->id), `tb` and `alloc.slot`
-// (distinct among the TBs held: each holds its own TB slot).
+// every comparison; an SM holds a few dozen TBs at most, so one short shift per push is cheaper.
+// T: a record with `end` (sc_time), `launch` (->id), `tb` and `alloc.slot` (distinct among the
+// TBs held: each holds its own TB slot).
 #include <algorithm>
 #include <cstdint>
 #include <vector>

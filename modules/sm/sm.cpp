@@ -689,9 +689,8 @@ double Sm::executing_register_ns(const sc_time& t, const std::vector<Resident>& 
   return sum;
 }
 
-void Sm::timeline_tb(const KernelLaunch& l, uint32_t tb, uint32_t slot, const sc_time& from, const sc_time& to,
-                     bool running) const {
-  if (!timeline_ || !timeline_->enabled()) return;
+void Sm::timeline_span(const KernelLaunch& l, uint32_t tb, uint32_t slot, const sc_time& from, const sc_time& to,
+                       bool running) const {
   timeline_->span(Timeline::sm_pid(id_), slot, fmt::format("{} tb{}", l.kernel->name, tb), "tb", to_ns(from), to_ns(to),
                   fmt::format(R"({{"launch":{},"process":{}{}}})", l.id, l.process, running ? R"(,"running":true)" : ""));
 }

@@ -320,9 +320,14 @@ class Sm : public sc_core::sc_module, private MemoryPort, private SmCalendar::Cl
   uint64_t fault_known_at_ = ~uint64_t{0};  // pipeline cycle a taken fault becomes known
   TbMixRegister tb_mix_;  // SPEC 5: the per-kernel TB limits broadcast by the block scheduler
   uint32_t resident_tbs_of(uint32_t launch) const;  // warp-level TBs holding room here
-  // One TB's span on its slot's track (running: still resident when the run ended).
+  // One TB's span on its slot's track (running: still resident when the run ended). The check
+  // inline: a TB-level run without a timeline calls it for every TB.
   void timeline_tb(const KernelLaunch& l, uint32_t tb, uint32_t slot, const sc_core::sc_time& from,
-                   const sc_core::sc_time& to, bool running) const;
+                   const sc_core::sc_time& to, bool running) const {
+    if (timeline_ && timeline_->enabled()) timeline_span(l, tb, slot, from, to, running);
+  }
+  void timeline_span(const KernelLaunch& l, uint32_t tb, uint32_t slot, const sc_core::sc_time& from,
+                     const sc_core::sc_time& to, bool running) const;
   bool refused_for_parked_ = false;  // a dispatch was refused to keep room for a resolved TB
   // SPEC 4: per TB slot, executed instructions, issue cycle and flush (idempotent so far) bit:
   // the table flushing reads (and `mpgpu report` sizes).
