@@ -26,14 +26,25 @@ void Crossbar::end_of_elaboration() {
   eject_ports_.resize(mem_in.size());
   req_busy_.assign(mem_out.size(), 0);
   reply_busy_.assign(mem_out.size(), 0);
+  req_memo_.assign(mem_in.size() * mem_out.size(), PairMemo{});
+  reply_memo_.assign(mem_in.size() * mem_out.size(), PairMemo{});
 }
 
 // Latency plus serialization of the packet's flits, in the first slot both its ports have free.
-sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, uint32_t bytes, const sc_time& at) {
+sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, PairMemo& memo, uint32_t bytes,
+                           const sc_time& at) {
   const uint64_t flits = std::max<uint64_t>(1, flit_bytes_.div(uint64_t{bytes} + p_.flit_bytes - 1));
-  const uint64_t s = BusyIntervals::earliest_in_both(out, in, tick_.to_cycles_ceil(at), flits);
+  const uint64_t t = tick_.to_cycles_ceil(at);
+  const bool known = flits >= memo.len && memo.from <= t && t < memo.to;
+  const uint64_t s = BusyIntervals::earliest_in_both(out, in, known ? memo.to : t, flits);
   out.book(s, flits);
   in.book(s, flits);
+  if (s != t) {  // it waited: no common slot of `flits` starts in [t, s), nor (booked now) before s + flits
+    if (known && flits == memo.len)
+      memo.to = s + flits;  // the known range grows
+    else
+      memo = {t, s + flits, flits};
+  }
   busy += flits;
   return tick_.cycles(double(s + flits)) + latency_;
 }
@@ -51,10 +62,12 @@ void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay
   if (now != floor_at_) floor_at_ = now, floor_ = tick_.to_cycles(now);  // converted once per time step
   for (BusyIntervals* b : {&inject_ports_[src], &req_ports_[part], &reply_ports_[part], &eject_ports_[src]})
     b->forget_before(floor_);
-  sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], write || atomic ? payload + 8 : 8, now + delay);
+  const size_t pair = size_t(src) * req_ports_.size() + part;
+  sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], req_memo_[pair], write || atomic ? payload + 8 : 8,
+                       now + delay);
   delay = t - now;
   mem_out[part]->b_transport(gp, delay);
-  t = traverse(reply_ports_[part], eject_ports_[src], reply_busy_[part], write ? 8 : payload + 8, now + delay);
+  t = traverse(reply_ports_[part], eject_ports_[src], reply_busy_[part], reply_memo_[pair], write ? 8 : payload + 8, now + delay);
   delay = t - now;
 }
 
