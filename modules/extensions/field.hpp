@@ -47,12 +47,16 @@ inline uint64_t checked(uint64_t value, uint32_t bits, const char* table, const 
   return value;
 }
 
+[[noreturn, gnu::cold, gnu::noinline]] inline void signed_field_overflow(int64_t value, uint32_t bits, const char* table,
+                                                                         const char* field) {
+  throw SimError(std::string(table) + "." + field + ": value " + std::to_string(value) + " exceeds " +
+                 std::to_string(bits) + " signed bits");
+}
+
 // Signed variant (two's complement field).
 inline int64_t checked_signed(int64_t value, uint32_t bits, const char* table, const char* field) {
   const int64_t lo = -(int64_t{1} << (bits - 1)), hi = (int64_t{1} << (bits - 1)) - 1;
-  if (value < lo || value > hi)
-    throw SimError(std::string(table) + "." + field + ": value " + std::to_string(value) + " exceeds " +
-                   std::to_string(bits) + " signed bits");
+  if (value < lo || value > hi) signed_field_overflow(value, bits, table, field);
   return value;
 }
 

@@ -18,7 +18,9 @@ FieldLayout Ksrt::layout(const ExtensionParams& p) {
   };
 }
 
-Ksrt::Ksrt(const ExtensionParams& p) : layout_(layout(p)), table_(p.num_sms) {}
+Ksrt::Ksrt(const ExtensionParams& p)
+    : layout_(layout(p)), next_tb_bits_(field_bits(layout_, "next_tb")), tbs_done_bits_(field_bits(layout_, "tbs_done")),
+      tokens_bits_(field_bits(layout_, "tokens")), table_(p.num_sms) {}
 
 void Ksrt::check(const KsrtEntry& e) const {
   const char* t = "KSRT";
@@ -65,19 +67,19 @@ std::optional<uint32_t> Ksrt::find_launch(uint32_t launch_id) const {
 
 void Ksrt::issue_next(uint32_t idx) {
   KsrtEntry& e = table_.at(idx);
-  e.next_tb = checked(e.next_tb + 1, field_bits(layout_, "next_tb"), "KSRT", "next_tb");
+  e.next_tb = checked(e.next_tb + 1, next_tb_bits_, "KSRT", "next_tb");
   notify(3, idx);
 }
 
 void Ksrt::tb_done(uint32_t idx) {
   KsrtEntry& e = table_.at(idx);
-  e.tbs_done = checked(e.tbs_done + 1, field_bits(layout_, "tbs_done"), "KSRT", "tbs_done");
+  e.tbs_done = checked(e.tbs_done + 1, tbs_done_bits_, "KSRT", "tbs_done");
   notify(4, idx);
 }
 
 void Ksrt::set_tokens(uint32_t idx, int32_t tokens) {
   table_.at(idx).tokens =
-      static_cast<int32_t>(checked_signed(tokens, field_bits(layout_, "tokens"), "KSRT", "tokens"));
+      static_cast<int32_t>(checked_signed(tokens, tokens_bits_, "KSRT", "tokens"));
   notify(5, idx);
 }
 

@@ -55,6 +55,8 @@ class Ksrt {
   Observer observer_;
   void check(const KsrtEntry& e) const;
   FieldLayout layout_;
+  // The widths the per-TB updates check, looked up once (by name each time cost more than the update).
+  uint32_t next_tb_bits_, tbs_done_bits_, tokens_bits_;
   std::vector<KsrtEntry> table_;
 };
 
