@@ -105,6 +105,31 @@ class BusyIntervals {
     }
   }
 
+  // What a pair of tables is known not to offer: no common slot of `len` or more starts in
+  // [from, to). It holds until a search passes `to` (bookings only take slots away, and no search
+  // starts before the forget point). Kept by the caller per pair (a crossbar's source and
+  // destination ports), which no one table can hold.
+  struct JointMemo {
+    uint64_t from = 0, to = 0, len = 0;
+  };
+  // earliest_in_both(a, b, t, len), booked in both tables; returns the slot. A search starting
+  // in the memo's range begins at its end, and one that waited records [t, slot + len): the
+  // lines of a context save, P partitions apart, each queued behind the same ports' backlog,
+  // start where the pair's last one ended rather than walking the backlog again.
+  static uint64_t book_in_both(BusyIntervals& a, BusyIntervals& b, uint64_t t, uint64_t len, JointMemo& memo) {
+    const bool known = len >= memo.len && memo.from <= t && t < memo.to;
+    const uint64_t s = earliest_in_both(a, b, known ? memo.to : t, len);
+    a.book(s, len);
+    b.book(s, len);
+    if (s != t) {  // none of `len` starts in [t, s), nor (booked now) before s + len
+      if (known && len == memo.len)
+        memo.to = s + len;  // the known range grows
+      else
+        memo = {t, s + len, len};
+    }
+    return s;
+  }
+
   // Books [s, s + len), which must be free. Inline when it lies within the bitmap as it is (at
   // or after the forget point, before the last word) and spans at most 64 cycles: a crossbar
   // packet, a DRAM burst; growing the bitmap or cutting at the forget point out of line.

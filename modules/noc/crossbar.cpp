@@ -26,25 +26,15 @@ void Crossbar::end_of_elaboration() {
   eject_ports_.resize(mem_in.size());
   req_busy_.assign(mem_out.size(), 0);
   reply_busy_.assign(mem_out.size(), 0);
-  req_memo_.assign(mem_in.size() * mem_out.size(), PairMemo{});
-  reply_memo_.assign(mem_in.size() * mem_out.size(), PairMemo{});
+  req_memo_.assign(mem_in.size() * mem_out.size(), BusyIntervals::JointMemo{});
+  reply_memo_.assign(mem_in.size() * mem_out.size(), BusyIntervals::JointMemo{});
 }
 
 // Latency plus serialization of the packet's flits, in the first slot both its ports have free.
-sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, PairMemo& memo, uint32_t bytes,
-                           const sc_time& at) {
+sc_time Crossbar::traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, BusyIntervals::JointMemo& memo,
+                           uint32_t bytes, const sc_time& at) {
   const uint64_t flits = std::max<uint64_t>(1, flit_bytes_.div(uint64_t{bytes} + p_.flit_bytes - 1));
-  const uint64_t t = tick_.to_cycles_ceil(at);
-  const bool known = flits >= memo.len && memo.from <= t && t < memo.to;
-  const uint64_t s = BusyIntervals::earliest_in_both(out, in, known ? memo.to : t, flits);
-  out.book(s, flits);
-  in.book(s, flits);
-  if (s != t) {  // it waited: no common slot of `flits` starts in [t, s), nor (booked now) before s + flits
-    if (known && flits == memo.len)
-      memo.to = s + flits;  // the known range grows
-    else
-      memo = {t, s + flits, flits};
-  }
+  const uint64_t s = BusyIntervals::book_in_both(out, in, tick_.to_cycles_ceil(at), flits, memo);
   busy += flits;
   return tick_.cycles(double(s + flits)) + latency_;
 }

@@ -40,18 +40,10 @@ class Crossbar : public sc_core::sc_module {
  private:
   void b_transport(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   void end_of_elaboration() override;
-  // What one pair of ports (a source's and a destination's, one direction) is known not to offer:
-  // no common slot of `len` ticks or more starts in [from, to). Bookings only take slots away and
-  // a search never starts before the forget point, so it holds until a search passes `to`; a
-  // packet after one that waited then starts where that one's search ended rather than walking
-  // the backlog again (the lines of a context save, P partitions apart, queue behind the same
-  // ports' bookings, every SM's at once).
-  struct PairMemo {
-    uint64_t from = 0, to = 0, len = 0;
-  };
-  // Books the packet on both ports in the first slot they share; returns its arrival time.
-  sc_core::sc_time traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, PairMemo& memo, uint32_t bytes,
-                            const sc_core::sc_time& at);
+  // Books the packet on both ports in the first slot they share (`memo`: what the pair's earlier
+  // searches learnt); returns its arrival time.
+  sc_core::sc_time traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, BusyIntervals::JointMemo& memo,
+                            uint32_t bytes, const sc_core::sc_time& at);
 
   CrossbarParams p_;
   Divisor flit_bytes_;  // a packet's flits: no division per hop when a power of two
@@ -62,7 +54,7 @@ class Crossbar : public sc_core::sc_module {
   std::vector<BusyIntervals> req_ports_, reply_ports_;     // per partition: input, output
   std::vector<BusyIntervals> inject_ports_, eject_ports_;  // per initiator (SM, fill unit)
   std::vector<uint64_t> req_busy_, reply_busy_;            // ticks booked, per partition
-  std::vector<PairMemo> req_memo_, reply_memo_;            // per (initiator, partition)
+  std::vector<BusyIntervals::JointMemo> req_memo_, reply_memo_;  // per (initiator, partition)
   uint64_t requests_ = 0;
   sc_core::sc_time floor_at_ = sc_core::SC_ZERO_TIME;  // the time floor_ (in ticks) was taken at
   sc_core::sc_time latency_;  // latency_cycles as a time, converted once
