@@ -222,6 +222,56 @@ TEST(BusyIntervals, EarliestInBothIsTheFirstSlotFreeInBothBitmaps) {
   }
 }
 
+// book_in_both (a crossbar pair's packets) books the first slot free in both brute-force bitmaps
+// while its memo lets searches skip what an earlier wait learnt: packets of several lengths
+// queued behind backlogs, searches from before the forget points, and forget points moving past
+// the memo's start.
+TEST(BusyIntervals, BookInBothWithItsMemoBooksTheFirstSlotFreeInBoth) {
+  std::mt19937 rng(43);
+  MirroredTable a(400000), b(400000);
+  BusyIntervals::JointMemo memo;
+  uint64_t at = 0, skipped = 0;
+  for (int i = 0; i < 20000; ++i) {
+    if (rng() % 200 == 0) a.forget_before(std::max(a.floor, at > 100 ? at - rng() % 100 : 0));
+    if (rng() % 200 == 0) b.forget_before(std::max(b.floor, at > 100 ? at - rng() % 100 : 0));
+    if (rng() % 60 == 0) {  // another pair's traffic fills one port's slots ahead
+      MirroredTable& one = rng() % 2 ? a : b;
+      uint64_t c = std::max(one.floor, at) + rng() % 200;
+      for (int k = 0; k < 40; ++k) {
+        const uint64_t len = 1 + rng() % 4, s = one.table.earliest(c, len);
+        one.book(s, len);
+        c = s + len + rng() % 3;
+      }
+    }
+    const uint64_t floor = std::max(a.floor, b.floor);
+    const uint64_t t = rng() % 10 == 0 && floor > 20 ? floor - rng() % 20 : std::max(floor, at) + rng() % 3;
+    const uint64_t len = rng() % 4 ? 4 : 1 + rng() % 8;  // mostly one size, as a line's packets
+    auto fits = [&](uint64_t s) {
+      for (uint64_t c = s; c < s + len; ++c)
+        if ((a.busy[c] && c >= a.floor) || (b.busy[c] && c >= b.floor)) return false;  // forgotten: free
+      return true;
+    };
+    uint64_t want = t;
+    while (!fits(want)) ++want;
+    const bool jumps = len >= memo.len && memo.from <= t && t < memo.to;
+    ASSERT_EQ(BusyIntervals::book_in_both(a.table, b.table, t, len, memo), want) << "len " << len << " from " << t << " step " << i;
+    skipped += jumps && want > t;
+    for (MirroredTable* m : {&a, &b}) std::fill(m->busy.begin() + long(want), m->busy.begin() + long(want + len), 1);
+    at = std::max(at, t);
+    ASSERT_LT(at + 2000, a.busy.size());
+  }
+  EXPECT_GT(skipped, 1000u);  // the memo was used, not only kept
+  // A memo the forget points moved into: a search from before them finds the forgotten (free)
+  // cycles, not the memo's end; from the forget points on the memo holds.
+  BusyIntervals c, d;
+  BusyIntervals::JointMemo m;
+  c.book(0, 100);
+  ASSERT_EQ(BusyIntervals::book_in_both(c, d, 0, 4, m), 100u);  // waited: no slot of 4 in [0, 104)
+  c.forget_before(50), d.forget_before(50);
+  EXPECT_EQ(BusyIntervals::book_in_both(c, d, 10, 4, m), 10u);
+  EXPECT_EQ(BusyIntervals::book_in_both(c, d, 60, 4, m), 104u);
+}
+
 // book_strided (a request's bursts in one call) leaves the same table as booking each piece,
 // including pieces before or across the forget point, spans within a word and longer ones, and
 // tables with bookings already.

@@ -106,9 +106,9 @@ class BusyIntervals {
   }
 
   // What a pair of tables is known not to offer: no common slot of `len` or more starts in
-  // [from, to). It holds until a search passes `to` (bookings only take slots away, and no search
-  // starts before the forget point). Kept by the caller per pair (a crossbar's source and
-  // destination ports), which no one table can hold.
+  // [from, to). Bookings only take slots away and forgetting frees only cycles before the forget
+  // point, so it holds for starts from both tables' forget points on. Kept by the caller per pair
+  // (a crossbar's source and destination ports), which no one table can hold.
   struct JointMemo {
     uint64_t from = 0, to = 0, len = 0;
   };
@@ -117,7 +117,7 @@ class BusyIntervals {
   // lines of a context save, P partitions apart, each queued behind the same ports' backlog,
   // start where the pair's last one ended rather than walking the backlog again.
   static uint64_t book_in_both(BusyIntervals& a, BusyIntervals& b, uint64_t t, uint64_t len, JointMemo& memo) {
-    const bool known = len >= memo.len && memo.from <= t && t < memo.to;
+    const bool known = len >= memo.len && memo.from <= t && t < memo.to && t >= a.forgotten_ && t >= b.forgotten_;
     const uint64_t s = earliest_in_both(a, b, known ? memo.to : t, len);
     a.book(s, len);
     b.book(s, len);
