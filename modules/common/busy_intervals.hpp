@@ -116,7 +116,7 @@ class BusyIntervals {
   // in the memo's range begins at its end, and one that waited records [t, slot + len): the
   // lines of a context save, P partitions apart, each queued behind the same ports' backlog,
   // start where the pair's last one ended rather than walking the backlog again.
-  static uint64_t book_in_both(BusyIntervals& a, BusyIntervals& b, uint64_t t, uint64_t len, JointMemo& memo) {
+  [[gnu::always_inline]] static uint64_t book_in_both(BusyIntervals& a, BusyIntervals& b, uint64_t t, uint64_t len, JointMemo& memo) {
     const bool known = len >= memo.len && memo.from <= t && t < memo.to && t >= a.forgotten_ && t >= b.forgotten_;
     const uint64_t s = earliest_in_both(a, b, known ? memo.to : t, len);
     a.book(s, len);
