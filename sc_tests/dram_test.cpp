@@ -159,6 +159,15 @@ struct MirroredTable {
     table.book(s, l);
     std::fill(busy.begin() + long(s), busy.begin() + long(s + l), 1);
   }
+  bool busy_at(uint64_t c) const { return busy[c] && c >= floor; }  // forgotten: free
+  // The first slot of `len` from t free in both bitmaps, stepping one cycle at a time.
+  static uint64_t first_free_in_both(const MirroredTable& a, const MirroredTable& b, uint64_t t, uint64_t len) {
+    for (uint64_t s = t;; ++s) {
+      uint64_t c = s;
+      while (c < s + len && !a.busy_at(c) && !b.busy_at(c)) ++c;
+      if (c == s + len) return s;
+    }
+  }
   // The bitmap's 64 cycles from `from` (forgotten ones free): what table.window(from) must say.
   uint64_t window(uint64_t from) const {
     uint64_t bits = 0;
@@ -210,13 +219,7 @@ TEST(BusyIntervals, EarliestInBothIsTheFirstSlotFreeInBothBitmaps) {
     const uint64_t floor = std::max(a.floor, b.floor);
     const uint64_t t = floor > 50 && rng() % 5 == 0 ? floor - rng() % 50 : floor + rng() % 2500;
     const uint64_t l = rng() % 5 ? 1 + rng() % 6 : rng() % 90;
-    auto fits = [&](uint64_t s) {
-      for (uint64_t c = s; c < s + l; ++c)
-        if ((a.busy[c] && c >= a.floor) || (b.busy[c] && c >= b.floor)) return false;  // forgotten: free
-      return true;
-    };
-    uint64_t want = t;
-    while (!fits(want)) ++want;
+    const uint64_t want = MirroredTable::first_free_in_both(a, b, t, l);
     ASSERT_EQ(BusyIntervals::earliest_in_both(a.table, b.table, t, l), want) << "len " << l << " from " << t << " step " << i;
     if (l > 0 && rng() % 2) a.book(want, l), b.book(want, l);
   }
@@ -246,13 +249,7 @@ TEST(BusyIntervals, BookInBothWithItsMemoBooksTheFirstSlotFreeInBoth) {
     const uint64_t floor = std::max(a.floor, b.floor);
     const uint64_t t = rng() % 10 == 0 && floor > 20 ? floor - rng() % 20 : std::max(floor, at) + rng() % 3;
     const uint64_t len = rng() % 4 ? 4 : 1 + rng() % 8;  // mostly one size, as a line's packets
-    auto fits = [&](uint64_t s) {
-      for (uint64_t c = s; c < s + len; ++c)
-        if ((a.busy[c] && c >= a.floor) || (b.busy[c] && c >= b.floor)) return false;  // forgotten: free
-      return true;
-    };
-    uint64_t want = t;
-    while (!fits(want)) ++want;
+    const uint64_t want = MirroredTable::first_free_in_both(a, b, t, len);
     const bool jumps = len >= memo.len && memo.from <= t && t < memo.to;
     ASSERT_EQ(BusyIntervals::book_in_both(a.table, b.table, t, len, memo), want) << "len " << len << " from " << t << " step " << i;
     skipped += jumps && want > t;
