@@ -82,6 +82,9 @@ void SmPipeline::track(uint32_t wid, Warp& w, uint64_t filed_ready) {
   if (r.promoted < cycle_) promote_ready(w.scheduler);  // wheel slots behind now must be empty
   const uint32_t pos = sched.position(wid);
   const uint64_t bit = uint64_t{1} << pos;
+  // Ready before and still (an issue followed by an independent instruction): it stays in `bits`,
+  // and a warp there is in no wheel slot or the far set.
+  if ((r.bits & bit) && w.ready <= cycle_ && w.live && !w.at_barrier) return;
   r.bits &= ~bit;
   if (r.far & bit) r.far_exact = false;  // far_min may be this warp's old wake-up
   r.far &= ~bit;
@@ -338,15 +341,36 @@ bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t&
   return true;
 }
 
+bool SmPipeline::issue_greedy(uint32_t s) {
+  if (!greedy_path_ || faulted_warps_ != 0 || cycle_ < watch_open_until_) return false;
+  WarpScheduler& sched = *schedulers_[s];
+  const uint32_t h = sched.segments()[0].head;  // GTO: one segment, headed by its greedy warp
+  if (h == UINT32_MAX) return false;
+  promote_ready(s);
+  if (!(slots_[s].ready.bits >> sched.position(h) & 1)) return false;
+  Warp& w = warps_[h];
+  const Decoded& d = w.code.head();
+  if (d.unit == UnitClass::ldst || d.unit >= UnitClass::barrier || *unit_slot(s, d.unit) > cycle_) return false;
+  issue_arith(h, w, d);
+  ++(w.live ? w.issue_cycles_here : w.kstats->issue_cycles);
+  // GTO's issued(h) changes nothing: h is its greedy warp already.
+  if (!w.live) sched.remove_warp(h), w.scheduled = false;
+  slots_[s].st = SchedulerState{cycle_ + 1, -1, nullptr};
+  slots_[s].stalls_from = cycle_ + 1;
+  return true;
+}
+
 inline bool SmPipeline::issue_on(uint32_t s) {
   SchedulerState& st = slots_[s].st;
   if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
-  flush_stalls(slots_[s]);  // its stall reason held until now; it may change below
+  // Its stall reason held until now; it may change below (a scheduler that issued last cycle has none).
+  if (slots_[s].stalls_from < cycle_) flush_stalls(slots_[s]);
   WarpScheduler& sched = *schedulers_[s];
   if (sched.positions() == 0) {  // no warps (positions cover every warp of the scheduler)
     st = {kNever, -1, nullptr};
     return false;
   }
+  if (issue_greedy(s)) return true;
   scheduler_begin_cycle(s);
   promote_ready(s);
   // The scheduler's order, walked over the ready warps only: each segment's head, then its ready

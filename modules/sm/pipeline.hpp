@@ -285,7 +285,10 @@ class SmPipeline {
     ReadySet ready;
   };
 
-  [[gnu::always_inline]] inline bool issue_on(uint32_t s);  // inline in run_until: no call per scheduler cycle
+  [[gnu::always_inline]] inline bool issue_on(uint32_t s);
+  // GTO's usual cycle without the walk of issue_on (same outcome): the greedy warp, ready, issues
+  // an arithmetic instruction on a free unit. False (nothing done but promote_ready) otherwise.
+  [[gnu::always_inline]] inline bool issue_greedy(uint32_t s);  // inline in run_until: no call per scheduler cycle
   // The stall reason and wake-up cycle of scheduler `s`, none of whose warps can issue now.
   SchedulerState stalled_state(uint32_t s);
   // Records warp `wid`'s readiness in its scheduler's ready set (after any change of it).
@@ -405,6 +408,7 @@ class SmPipeline {
   uint32_t faulted_warps_ = 0;  // warps with replays pending
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
   const bool icache_on_ = p_.icache.enabled();
+  const bool greedy_path_ = p_.warp_scheduler == "gto" && p_.pipeline.issue_width == 1;  // issue_greedy
   // Prefetch the warps a wake-up will issue (promote_ready_slow) only on GPUs whose warp state
   // outgrows the host's caches: from 64 SMs (64 x 64 warps x their hot lines and registers is
   // several MiB). Below that the lines are still cached and the hints cost 1.2% host instructions.
