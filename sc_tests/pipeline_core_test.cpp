@@ -567,6 +567,29 @@ TEST(PipelineCore, GtoVersusLrrOrder) {
   EXPECT_EQ(lrr[1].cycle, 11u);
 }
 
+// GTO keeps its greedy warp while that warp is ready (the issue stage's short path) and falls back
+// to the oldest ready warp when it stalls, which becomes the greedy warp.
+TEST(PipelineCore, GtoGreedyWarpIssuesUntilItStallsThenTheOldestReadyOne) {
+  Rig r("body:\n"
+        "  - {op: sp, dst: r1, src: r0}\n"
+        "  - {op: sp, dst: r2, src: r0}\n"
+        "  - {op: sp, dst: r3, src: [r1, r2]}\n");
+  r.start(0, 0, 0);  // warp slot 0 (older)
+  r.start(1, 1, 0);  // warp slot 1, same scheduler
+  r.run();
+  // Latency 4. w0 issues at 0, 1; its third waits for r2 (5). w1 issues at 2, 3 (greedy from 2);
+  // at 4 neither is ready; w0 at 5 (done 9); at 6 none; w1 at 7 (r2 from 3: done 11).
+  ASSERT_EQ(r.done.size(), 2u);
+  EXPECT_EQ(r.done[0].slot, 0u);
+  EXPECT_EQ(r.done[0].cycle, 9u);
+  EXPECT_EQ(r.done[1].slot, 1u);
+  EXPECT_EQ(r.done[1].cycle, 11u);
+  // Cycles 0..7: six issue, the two others wait on an arithmetic result.
+  EXPECT_EQ(r.st().issue_cycles, 6u);
+  EXPECT_EQ(r.st().stall_raw_compute, 2u);
+  EXPECT_EQ(r.stall_sum(), 8u);
+}
+
 // A TB of 48 threads has a full warp and a 16-lane warp: 48 thread instructions per instruction.
 TEST(PipelineCore, PartialLastWarpHasOnlyItsThreadsActive) {
   Rig r("body:\n  - {op: sp, dst: r1}\n", 48);
