@@ -246,6 +246,31 @@ TEST(PipelineCore, LoneGlobalLoadMissLatency) {
   EXPECT_EQ(r.pipe->kernel_stats().at(7u).warp_instructions, 2u);
 }
 
+// WAW: an instruction writing a register a load has yet to write (and not reading it) waits for
+// the load's data, as a reader would.
+TEST(PipelineCore, WriteAfterAPendingLoadWaitsForItsData) {
+  Rig r(
+      "body:\n"
+      "  - {op: ld.global, dst: r1, addr: {base: 0x10000, lane: 4}}\n"
+      "  - {op: sp, dst: r1, src: r2}\n");
+  r.start();
+  r.run();
+  // Fill at 0 + 100 = 100: the sp issues at 100, commits 104 (without the check: 104 would be ~10).
+  ASSERT_EQ(r.done.size(), 1u);
+  EXPECT_EQ(r.done[0].cycle, 104u);
+  EXPECT_EQ(r.st().stall_raw_memory, 99u);  // cycles 1..99: the sp waits on memory
+}
+
+// The destinations whose WAW check is not already a source's RAW check, as bits of dst[].
+TEST(PipelineCore, WawOnlyMarksTheDestinationsNotRead) {
+  const uint16_t dst[] = {1, 2, 3, kNoReg};
+  const uint16_t src[] = {2, 7, kNoReg, kNoReg};
+  EXPECT_EQ(waw_only(dst, 3, src, 2), 0b101);  // r1 and r3; r2 is read
+  EXPECT_EQ(waw_only(dst, 3, src, 0), 0b111);
+  EXPECT_EQ(waw_only(dst, 0, src, 2), 0);
+  EXPECT_EQ(waw_only(src, 1, dst, 3), 0);  // r2 among r1..r3
+}
+
 // A second load of the same line after the fill hits in L1 and costs the L1 latency only.
 TEST(PipelineCore, LoadAfterFillHitsInL1) {
   Rig r(

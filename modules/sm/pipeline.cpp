@@ -287,12 +287,12 @@ SmPipeline::Block SmPipeline::blocked(const Warp& w, uint64_t& wake) {
   return Block::unit;
 }
 
-void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
+void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d, uint64_t* unit) {
   const uint64_t c = cycle_;
   const PipelineParams& pp = p_.pipeline;
   count_issue(w, d);
   const UnitParams& up = pp.units[static_cast<int>(d.unit)];
-  *unit_slot(w.scheduler, d.unit) = c + up.ii;
+  *unit = c + up.ii;
   const uint64_t commit = c + pp.operand_read + up.latency + pp.writeback;
   Reg* regs = w.reg_file;
   const uint32_t nregs = w.nregs;
@@ -313,7 +313,7 @@ void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d) {
 void SmPipeline::issue_any(uint32_t wid, Warp& w) {
   const Decoded& d = w.code.head();
   if (d.unit != UnitClass::ldst && d.unit < UnitClass::barrier && !has_replays(w) && !watching(w))
-    issue_arith(wid, w, d);
+    issue_arith(wid, w, d, unit_slot(w.scheduler, d.unit));
   else
     issue(wid, w);
 }
@@ -350,8 +350,10 @@ bool SmPipeline::issue_greedy(uint32_t s) {
   if (!(slots_[s].ready.bits >> sched.position(h) & 1)) return false;
   Warp& w = warps_[h];
   const Decoded& d = w.code.head();
-  if (d.unit == UnitClass::ldst || d.unit >= UnitClass::barrier || *unit_slot(s, d.unit) > cycle_) return false;
-  issue_arith(h, w, d);
+  if (d.unit == UnitClass::ldst || d.unit >= UnitClass::barrier) return false;
+  uint64_t* const unit = unit_slot(s, d.unit);
+  if (*unit > cycle_) return false;
+  issue_arith(h, w, d, unit);
   ++(w.live ? w.issue_cycles_here : w.kstats->issue_cycles);
   // GTO's issued(h) changes nothing: h is its greedy warp already.
   if (!w.live) sched.remove_warp(h), w.scheduled = false;
@@ -566,7 +568,8 @@ void SmPipeline::fetch_code(uint32_t wid, Warp& w, uint64_t at) {
 }
 
 void SmPipeline::refresh_ready(Warp& w) {
-  const bool replay_due = has_replays(w) && (cycle_ >= w.halt_from || w.code.done());
+  const bool faulted = has_replays(w);  // read once
+  const bool replay_due = faulted && (cycle_ >= w.halt_from || w.code.done());
   const Decoded& d = w.code.head();
   const Reg* regs = w.reg_file;
   const uint32_t nregs = w.nregs;
@@ -580,13 +583,17 @@ void SmPipeline::refresh_ready(Warp& w) {
   };
   if (!replay_due) {
     for (int i = 0; i < d.nsrc; ++i) check(d.src[i]);  // RAW
-    for (int i = 0; i < d.ndst; ++i) {                 // WAW; WAR ends at operand read (early release),
-      check(d.dst[i]);                                 // replay_queue: at the reader's last TLB check
-      if (d.dst[i] < nregs) ready = std::max(ready, regs[d.dst[i]].released);
+    if (sources_held_) {
+      for (int i = 0; i < d.ndst; ++i) {  // WAW; WAR ends at operand read (early release),
+        check(d.dst[i]);                  // replay_queue: at the reader's last TLB check
+        if (d.dst[i] < nregs) ready = std::max(ready, regs[d.dst[i]].released);
+      }
+    } else {  // WAW of the destinations not read (a source's check covered the others); no release is held
+      for (uint32_t m = d.waw; m; m &= m - 1) check(d.dst[__builtin_ctz(m)]);
     }
   }
   // From the moment a fault is known the warp issues nothing until it is handled; then it replays.
-  if (replay_due || (has_replays(w) && ready >= w.halt_from)) ready = w.resume, mem = true;
+  if (replay_due || (faulted && ready >= w.halt_from)) ready = w.resume, mem = true;
   const uint64_t filed_ready = w.ready;
   w.ready = ready;
   w.waits_memory = mem;

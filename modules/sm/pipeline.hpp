@@ -328,7 +328,8 @@ class SmPipeline {
   // (not a replay, no faulted instruction's hazard window open); the same steps as issue() takes
   // for it, without its memory, replay and barrier cases.
   [[gnu::always_inline]] inline void issue_any(uint32_t wid, Warp& w);
-  [[gnu::always_inline]] inline void issue_arith(uint32_t wid, Warp& w, const Decoded& d);
+  // `unit`: the next-free cycle of the unit instance it takes (unit_slot).
+  [[gnu::always_inline]] inline void issue_arith(uint32_t wid, Warp& w, const Decoded& d, uint64_t* unit);
   // The ld/st unit takes the instruction at cycle `at` (operands read); `done` becomes the cycle
   // its data is back (loads, atomics); store acknowledgements extend the warp's last_write.
   // The addresses are the `lanes` first of addr_buf_.
@@ -408,6 +409,8 @@ class SmPipeline {
   uint32_t faulted_warps_ = 0;  // warps with replays pending
   enum class SchedulerKind { gto, lrr, qaws, other } sched_kind_ = SchedulerKind::other;
   const bool icache_on_ = p_.icache.enabled();
+  // Sources held past operand read (Reg::released set): only under the replay queue organization.
+  const bool sources_held_ = p_.fault_organization == FaultOrganization::replay_queue;
   const bool greedy_path_ = p_.warp_scheduler == "gto" && p_.pipeline.issue_width == 1;  // issue_greedy
   // Prefetch the warps a wake-up will issue (promote_ready_slow) only on GPUs whose warp state
   // outgrows the host's caches: from 64 SMs (64 x 64 warps x their hot lines and registers is

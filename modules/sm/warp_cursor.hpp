@@ -17,6 +17,8 @@ struct Decoded {
   MemSpace space = MemSpace::none;
   MemOp op = MemOp::none;
   uint8_t ndst = 0, nsrc = 0, width = 0;
+  // Bit i: dst[i] is none of the sources, so its WAW check is not already a RAW check (waw_only).
+  uint8_t waw = 0;
   uint32_t lanes = 0;  // active lanes
   uint32_t pc = 0;     // byte offset of the instruction in its kernel's code (instruction fetch)
   // Copied out of the record: the issue stage reads them later, when a trace record's cache line
@@ -24,6 +26,7 @@ struct Decoded {
   uint16_t dst[kMaxDst] = {kNoReg, kNoReg, kNoReg, kNoReg};
   uint16_t src[kMaxSrc] = {kNoReg, kNoReg, kNoReg, kNoReg};
 };
+static_assert(sizeof(Decoded) == 32, "a decoded instruction is half a cache line");
 
 // A warp program's instructions decoded once for the SM (full warps; `pc` in bytes at the
 // platform's instruction size): a program warp's head is an entry of it, not a copy per step.
@@ -32,9 +35,10 @@ inline std::vector<Decoded> decode_program(const WarpProgram& p, uint32_t instru
   for (size_t pc = 0; pc < p.instrs.size(); ++pc) {
     const ProgInstr& i = p.instrs[pc];
     Decoded& d = out[pc];
-    d = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, i.active_lanes, uint32_t(pc) * instruction_bytes};
+    d = {i.unit, i.space, i.op, i.ndst, i.nsrc, i.width, 0, i.active_lanes, uint32_t(pc) * instruction_bytes};
     std::copy(std::begin(i.dst), std::end(i.dst), d.dst);
     std::copy(std::begin(i.src), std::end(i.src), d.src);
+    d.waw = waw_only(d.dst, d.ndst, d.src, d.nsrc);
   }
   return out;
 }
@@ -149,9 +153,10 @@ class WarpCursor {
       const uint32_t lanes = static_cast<uint32_t>(__builtin_popcount(step.mask));
       const bool mem = t.mem_width > 0 && lanes > 0;
       own_ = {t.unit, mem ? t.space : MemSpace::none, mem ? t.op : MemOp::none, t.ndst, t.nsrc,
-              t.mem_width, lanes, t.pc};
+              t.mem_width, 0, lanes, t.pc};
       std::copy(std::begin(t.dst), std::end(t.dst), own_.dst);
       std::copy(std::begin(t.src), std::end(t.src), own_.src);
+      own_.waw = t.waw;
       head_ = &own_;
       return;
     }

@@ -33,6 +33,17 @@ inline bool overwrites_memory(MemSpace space, MemOp op) {
 // Register numbers (per thread); kNoReg = unused operand slot. R255 (RZ) is never a dependency.
 constexpr uint16_t kNoReg = 0xffff;
 constexpr int kMaxDst = 4, kMaxSrc = 4;
+// The destinations that are none of the sources, as bits of dst[]: only their WAW check is not
+// already a RAW check (the issue stage's scoreboard skips the others).
+inline uint8_t waw_only(const uint16_t* dst, int ndst, const uint16_t* src, int nsrc) {
+  uint8_t m = 0;
+  for (int i = 0; i < ndst; ++i) {
+    bool read = false;
+    for (int j = 0; j < nsrc; ++j) read |= src[j] == dst[i];
+    if (!read) m |= uint8_t(1u << i);
+  }
+  return m;
+}
 // Warp-program loops nest at most this deep: a warp keeps one iteration counter per level.
 constexpr uint32_t kMaxLoopDepth = 8;
 

@@ -484,6 +484,7 @@ class TracegParser {
     in.ndst = registers(f, in.dst, kMaxDst, "destination register count", "destination");
     opcode(f, in);
     in.nsrc = registers(f, in.src, kMaxSrc, "source register count", "source");
+    in.waw = waw_only(in.dst, in.ndst, in.src, in.nsrc);
     memory(f, in);
     if (k_.tracer_version >= 5 && !f.at_end()) field<int64_t>(f, "immediate");
     if (!f.at_end()) {

@@ -40,6 +40,8 @@ struct TraceOp {
   MemSpace space = MemSpace::none;
   MemOp op = MemOp::none;
   uint8_t mem_width = 0;  // bytes per thread; 0: the trace carries no addresses
+  uint8_t waw = 0;        // waw_only(dst, src), once per distinct instruction
+  uint8_t spare[3] = {};  // no padding: the struct is hashed as bytes
 };
 
 // One executed instruction as the simulation streams it: 12 bytes instead of a whole line's

@@ -25,8 +25,9 @@ static_assert(std::is_trivially_copyable_v<TraceStep> && std::is_trivially_copya
 
 constexpr char kMagic[8] = {'M', 'P', 'G', 'P', 'U', 'T', 'R', 'C'};
 // Bumped whenever the parser accepts less (2: header ranges) or the layout changes (3: records
-// 8-byte aligned, mapped in place, XXH3): an older copy is read again from the text.
-constexpr uint32_t kVersion = 3;
+// 8-byte aligned, mapped in place, XXH3; 4: an instruction's WAW mask): an older copy is read
+// again from the text.
+constexpr uint32_t kVersion = 4;
 constexpr uint32_t kRecordBytes = sizeof(TraceStep) + sizeof(TraceOp);
 
 struct FileHeader {
