@@ -195,6 +195,7 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.warp_in_tb = i;
     w.scheduler = wid % p_.warp_schedulers;
     w.regs.assign(regs, Reg{});
+    if (sources_held_) w.released.assign(regs, 0);
     w.reg_file = w.regs.data();
     w.nregs = regs;
     w.fetch_ready = start;
@@ -297,7 +298,7 @@ void SmPipeline::issue_arith(uint32_t wid, Warp& w, const Decoded& d, uint64_t* 
   Reg* regs = w.reg_file;
   const uint32_t nregs = w.nregs;
   for (int i = 0; i < d.ndst; ++i)
-    if (d.dst[i] < nregs) regs[d.dst[i]].ready = commit, regs[d.dst[i]].from_memory = false;
+    if (d.dst[i] < nregs) regs[d.dst[i]] = Reg::of(commit, false);
   w.last_write = std::max(w.last_write, commit);
   const bool waits_branch = d.unit == UnitClass::branch && pp.branch_stalls_fetch;
   w.fetch_ready = waits_branch ? commit + pp.fetch_latency : c;
@@ -511,7 +512,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
   // A squashed instruction's results come with its replay: readers wait until then.
   const uint64_t written = squashed ? kAwaitingReplay : commit;
   for (int i = 0; i < d.ndst; ++i)  // through the warp's first line (reg_file), not the vector's further down
-    if (d.dst[i] < w.nregs) w.reg_file[d.dst[i]] = {written, from_memory, w.reg_file[d.dst[i]].released};
+    if (d.dst[i] < w.nregs) w.reg_file[d.dst[i]] = Reg::of(written, from_memory);
   if (!squashed) w.last_write = std::max(w.last_write, commit);
   // Fetch: disabled after a control-flow instruction until it commits, after a memory
   // instruction until it issues (now; warp disable: until it commits or passes its last TLB
@@ -573,12 +574,12 @@ void SmPipeline::refresh_ready(Warp& w) {
   const Decoded& d = w.code.head();
   const Reg* regs = w.reg_file;
   const uint32_t nregs = w.nregs;
-  uint64_t ready = w.fetch_ready;
+  uint64_t key = Reg::key(w.fetch_ready);  // of the latest cycle found so far
   bool mem = false;
   auto check = [&](uint16_t r) {
-    if (r < nregs && regs[r].ready > ready) {
-      ready = regs[r].ready;
-      mem = regs[r].from_memory;
+    if (r < nregs && regs[r].word > key) {  // its ready cycle is later
+      key = regs[r].word | 1;
+      mem = regs[r].from_memory();
     }
   };
   if (!replay_due) {
@@ -586,12 +587,13 @@ void SmPipeline::refresh_ready(Warp& w) {
     if (sources_held_) {
       for (int i = 0; i < d.ndst; ++i) {  // WAW; WAR ends at operand read (early release),
         check(d.dst[i]);                  // replay_queue: at the reader's last TLB check
-        if (d.dst[i] < nregs) ready = std::max(ready, regs[d.dst[i]].released);
+        if (d.dst[i] < nregs) key = std::max(key, Reg::key(w.released[d.dst[i]]));
       }
     } else {  // WAW of the destinations not read (a source's check covered the others); no release is held
       for (uint32_t m = d.waw; m; m &= m - 1) check(d.dst[__builtin_ctz(m)]);
     }
   }
+  uint64_t ready = key >> 1;
   // From the moment a fault is known the warp issues nothing until it is handled; then it replays.
   if (replay_due || (faulted && ready >= w.halt_from)) ready = w.resume, mem = true;
   const uint64_t filed_ready = w.ready;

@@ -165,11 +165,18 @@ class SmPipeline {
   void count_outstanding() { l1d_.track_outstanding(); }
 
  private:
+  // A register's scoreboard entry in one word, so that a warp's scoreboard spans a line or two
+  // (three times that with a separate flag and release time): with hundreds of SMs each issue
+  // reads it cold. The word is ready << 1 | from_memory (cycles and kAwaitingReplay are below
+  // 2^63), so words compare as their ready cycles do against a cycle's key(c) (c << 1 | 1).
   struct Reg {
-    uint64_t ready = 0;
-    bool from_memory = false;
-    uint64_t released = 0;  // a younger write may land from here (replay_queue: sources held to the last TLB check)
+    uint64_t word = 0;
+    static Reg of(uint64_t ready, bool from_memory) { return {ready << 1 | uint64_t{from_memory}}; }
+    static uint64_t key(uint64_t cycle) { return cycle << 1 | 1; }  // above every word of a cycle <= it
+    uint64_t ready() const { return word >> 1; }
+    bool from_memory() const { return word & 1; }
   };
+  static_assert(sizeof(Reg) == 8, "one word per register");
   // A faulted memory instruction squashed under a preemptible organization (SPEC 3): replayed
   // once its fault is handled, before anything else of its warp. `at`: where it is in the code,
   // which is what a context switch saves (the replay queue holds PCs).
@@ -216,6 +223,9 @@ class SmPipeline {
     // the SM's watch_open_until_ says some warp's may be open.
     uint64_t watch_until = 0;
     std::vector<Reg> regs;
+    // Per register: a younger write may land from here (the replay queue holds a reader's sources
+    // to its last TLB check); sized only under that organization (sources_held_).
+    std::vector<uint64_t> released;
     uint32_t warp_in_tb = 0;
     uint64_t code_base = 0;    // its kernel's code in the address space (instruction fetch)
     uint64_t fetch_line = ~uint64_t{0};  // code line the fetch unit holds for it

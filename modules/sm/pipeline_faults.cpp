@@ -68,8 +68,8 @@ void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemI
   if (org == FaultOrganization::replay_queue) {  // sources held until the last TLB check (RAW on replay)
     const uint64_t held = squashed ? kAwaitingReplay : m.last_check;
     for (int i = 0; i < d.nsrc; ++i) {
-      if (d.src[i] >= w.regs.size()) continue;
-      uint64_t& r = w.regs[d.src[i]].released;
+      if (d.src[i] >= w.released.size()) continue;
+      uint64_t& r = w.released[d.src[i]];
       r = replay ? held : std::max(r, held);  // a replay ends the hold its squash set
     }
   }
