@@ -343,7 +343,7 @@ bool SmPipeline::try_issue(uint32_t s, uint32_t wid, uint32_t& issued, uint32_t&
 }
 
 bool SmPipeline::issue_greedy(uint32_t s) {
-  if (!greedy_path_ || faulted_warps_ != 0 || cycle_ < watch_open_until_) return false;
+  if (cycle_ < greedy_from_) return false;
   WarpScheduler& sched = *schedulers_[s];
   const uint32_t h = sched.segments()[0].head;  // GTO: one segment, headed by its greedy warp
   if (h == UINT32_MAX) return false;
@@ -368,12 +368,12 @@ inline bool SmPipeline::issue_on(uint32_t s) {
   if (cycle_ < st.wake) return false;  // nothing of this scheduler can issue before then
   // Its stall reason held until now; it may change below (a scheduler that issued last cycle has none).
   if (slots_[s].stalls_from < cycle_) flush_stalls(slots_[s]);
+  if (issue_greedy(s)) return true;  // (a GTO scheduler without warps has no greedy one)
   WarpScheduler& sched = *schedulers_[s];
   if (sched.positions() == 0) {  // no warps (positions cover every warp of the scheduler)
     st = {kNever, -1, nullptr};
     return false;
   }
-  if (issue_greedy(s)) return true;
   scheduler_begin_cycle(s);
   promote_ready(s);
   // The scheduler's order, walked over the ready warps only: each segment's head, then its ready
@@ -526,7 +526,7 @@ void SmPipeline::issue(uint32_t wid, Warp& w) {
     if (!squashed) {
       w.replays.erase(w.replays.begin());
       ++stats_.replays, ++w.kstats->replays;
-      if (w.replays.empty()) w.halt_from = kNever, w.resume = 0, --faulted_warps_;
+      if (w.replays.empty()) w.halt_from = kNever, w.resume = 0, --faulted_warps_, note_faults();
     }
     if (w.code.done() && w.replays.empty()) exit_warp(wid, w);
     else refresh_ready(w);

@@ -422,6 +422,8 @@ class SmPipeline {
   // Sources held past operand read (Reg::released set): only under the replay queue organization.
   const bool sources_held_ = p_.fault_organization == FaultOrganization::replay_queue;
   const bool greedy_path_ = p_.warp_scheduler == "gto" && p_.pipeline.issue_width == 1;  // issue_greedy
+  // issue_greedy applies from this cycle on: no warp faulted and no hazard window open (kNever:
+  // not at all). Kept by note_faults() whenever faulted_warps_ or watch_open_until_ change.
   // Prefetch the warps a wake-up will issue (promote_ready_slow) only on GPUs whose warp state
   // outgrows the host's caches: from 64 SMs (64 x 64 warps x their hot lines and registers is
   // several MiB). Below that the lines are still cached and the hints cost 1.2% host instructions.
@@ -430,6 +432,8 @@ class SmPipeline {
   bool running_ahead_ = false;  // set_running_ahead
   uint64_t ldst_free_ = 0;
   uint64_t watch_open_until_ = 0;  // at least every warp's watch_until: none is open from here on
+  uint64_t greedy_from_ = greedy_path_ ? 0 : kNever;
+  void note_faults() { greedy_from_ = !greedy_path_ || faulted_warps_ != 0 ? kNever : watch_open_until_; }
   std::vector<SchedulerSlot> slots_;  // per scheduler
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<Warp> warps_;

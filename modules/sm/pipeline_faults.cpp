@@ -43,6 +43,7 @@ void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemI
   if (m.fault) {  // the hazard window: younger instructions issued before the fault is dealt with
     w.watch_until = org == FaultOrganization::stall_on_fault ? commit : m.fault_at;
     watch_open_until_ = std::max(watch_open_until_, w.watch_until);
+    note_faults();
     w.watch_nsrc = std::min<uint8_t>(d.nsrc, 4);
     std::copy(d.src, d.src + w.watch_nsrc, w.watch_src);
   }
@@ -80,7 +81,7 @@ void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemI
     r.at = w.code.position();
     r.seq = seq;
     r.lanes = w.code.addresses(r.addrs);
-    if (w.replays.empty()) ++faulted_warps_;
+    if (w.replays.empty()) ++faulted_warps_, note_faults();
     w.replays.push_back(r);  // younger faulted instructions come later: program order
   }
   w.halt_from = std::min(w.halt_from, m.fault_at);
@@ -118,7 +119,7 @@ void SmPipeline::save_replays(uint32_t wid, Warp& w, WarpPosition& pos) {
     if (p_.fault_organization == FaultOrganization::operand_log)
       pos.replay_bytes += (r.d.op == MemOp::load ? 1 : 2) * p_.operand_log.entry_bytes();
   }
-  if (!w.replays.empty()) --faulted_warps_;
+  if (!w.replays.empty()) --faulted_warps_, note_faults();
   w.replays.clear();
   w.halt_from = kNever;
 }
@@ -126,7 +127,7 @@ void SmPipeline::save_replays(uint32_t wid, Warp& w, WarpPosition& pos) {
 void SmPipeline::restore_replays(uint32_t wid, Warp& w, const WarpPosition& pos, uint64_t start) {
   if (pos.replay.empty()) return;
   const bool tables = p_.fault_organization >= FaultOrganization::replay_queue;
-  if (w.replays.empty()) ++faulted_warps_;
+  if (w.replays.empty()) ++faulted_warps_, note_faults();
   for (const WarpPosition& at : pos.replay) {
     WarpCursor code = w.code;  // the same code, moved to the squashed instruction
     code.resume(at);

@@ -186,6 +186,7 @@ class GtoList {
 
 class GtoScheduler final : public WarpScheduler {
  public:
+  GtoScheduler() { segments_.assign(1, Segment{warp_sched_detail::kNone, 0, 0}); }  // one segment, even empty
   void add_warp(uint32_t warp, uint64_t age, uint32_t kernel) override;
   void remove_warp(uint32_t warp) override;
   const std::vector<uint32_t>& order() override;
