@@ -255,7 +255,8 @@ TEST(PipelineCore, WriteAfterAPendingLoadWaitsForItsData) {
       "  - {op: sp, dst: r1, src: r2}\n");
   r.start();
   r.run();
-  // Fill at 0 + 100 = 100: the sp issues at 100, commits 104 (without the check: 104 would be ~10).
+  // Fill at 0 + 100 = 100: the sp issues at 100, commits 104 (without the check it would issue
+  // early and the TB end with the load's data at 100).
   ASSERT_EQ(r.done.size(), 1u);
   EXPECT_EQ(r.done[0].cycle, 104u);
   EXPECT_EQ(r.st().stall_raw_memory, 99u);  // cycles 1..99: the sp waits on memory
