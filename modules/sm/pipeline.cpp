@@ -384,13 +384,17 @@ inline bool SmPipeline::issue_on(uint32_t s) {
   uint32_t first = kNoWarp;
   exits_.clear();
   for (const WarpScheduler::Segment& g : sched.segments()) {
-    if (g.head != UINT32_MAX && (bits >> sched.position(g.head) & 1)) try_issue(s, g.head, issued, first);
-    for (uint32_t pos = g.begin; pos < g.end && issued < width;) {
-      const uint64_t m = (bits >> pos) << pos & (g.end >= 64 ? ~uint64_t{0} : (uint64_t{1} << g.end) - 1);
+    // The segments and positions hold through the walk (exits leave the scheduler after it): read
+    // once, not again after every issue attempt's stores.
+    const uint32_t head = g.head, end = g.end;
+    const uint64_t below_end = end >= 64 ? ~uint64_t{0} : (uint64_t{1} << end) - 1;
+    if (head != UINT32_MAX && (bits >> sched.position(head) & 1)) try_issue(s, head, issued, first);
+    for (uint32_t pos = g.begin; pos < end && issued < width;) {
+      const uint64_t m = (bits >> pos) << pos & below_end;
       if (!m) break;
       pos = uint32_t(__builtin_ctzll(m));
       const uint32_t wid = sched.warp_at(pos++);
-      if (wid != g.head) try_issue(s, wid, issued, first);
+      if (wid != head) try_issue(s, wid, issued, first);
     }
     if (issued >= width) break;
   }
