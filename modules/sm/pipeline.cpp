@@ -355,11 +355,9 @@ bool SmPipeline::issue_greedy(uint32_t s) {
   uint64_t* const unit = unit_slot(s, d.unit);
   if (*unit > cycle_) return false;
   issue_arith(h, w, d, unit);
-  ++(w.live ? w.issue_cycles_here : w.kstats->issue_cycles);
+  end_issue_cycle(s, w);
   // GTO's issued(h) changes nothing: h is its greedy warp already.
   if (!w.live) sched.remove_warp(h), w.scheduled = false;
-  slots_[s].st = SchedulerState{cycle_ + 1, -1, nullptr};
-  slots_[s].stalls_from = cycle_ + 1;
   return true;
 }
 
@@ -398,15 +396,11 @@ inline bool SmPipeline::issue_on(uint32_t s) {
     }
     if (issued >= width) break;
   }
-  if (first != kNoWarp) {
-    Warp& fw = warps_[first];
-    ++(fw.live ? fw.issue_cycles_here : fw.kstats->issue_cycles);  // an exited warp's counts are folded
-  }
   scheduler_issued(s, first);
   for (uint32_t wid : exits_) sched.remove_warp(wid), warps_[wid].scheduled = false;  // after issued(): positions stay valid until then
-  st = issued ? SchedulerState{cycle_ + 1, -1, nullptr} : stalled_state(s);
-  if (issued) slots_[s].stalls_from = cycle_ + 1;  // an issue cycle is no stall
-  return issued > 0;
+  if (first != kNoWarp) end_issue_cycle(s, warps_[first]);
+  else st = stalled_state(s);
+  return first != kNoWarp;
 }
 
 SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {

@@ -173,7 +173,6 @@ class SmPipeline {
     uint64_t word = 0;
     static Reg of(uint64_t ready, bool from_memory) { return {ready << 1 | uint64_t{from_memory}}; }
     static uint64_t key(uint64_t cycle) { return cycle << 1 | 1; }  // above every word of a cycle <= it
-    uint64_t ready() const { return word >> 1; }
     bool from_memory() const { return word & 1; }
   };
   static_assert(sizeof(Reg) == 8, "one word per register");
@@ -295,10 +294,17 @@ class SmPipeline {
     ReadySet ready;
   };
 
-  [[gnu::always_inline]] inline bool issue_on(uint32_t s);
+  [[gnu::always_inline]] inline bool issue_on(uint32_t s);  // inline in run_until: no call per scheduler cycle
   // GTO's usual cycle without the walk of issue_on (same outcome): the greedy warp, ready, issues
   // an arithmetic instruction on a free unit. False (nothing done but promote_ready) otherwise.
-  [[gnu::always_inline]] inline bool issue_greedy(uint32_t s);  // inline in run_until: no call per scheduler cycle
+  [[gnu::always_inline]] inline bool issue_greedy(uint32_t s);
+  // Scheduler `s` issued this cycle, `first` its first warp: the cycle counts as its issue cycle
+  // (an exited warp's counts are folded already) and no stall; it looks again next cycle.
+  void end_issue_cycle(uint32_t s, Warp& first) {
+    ++(first.live ? first.issue_cycles_here : first.kstats->issue_cycles);
+    slots_[s].st = SchedulerState{cycle_ + 1, -1, nullptr};
+    slots_[s].stalls_from = cycle_ + 1;
+  }
   // The stall reason and wake-up cycle of scheduler `s`, none of whose warps can issue now.
   SchedulerState stalled_state(uint32_t s);
   // Records warp `wid`'s readiness in its scheduler's ready set (after any change of it).
@@ -422,8 +428,6 @@ class SmPipeline {
   // Sources held past operand read (Reg::released set): only under the replay queue organization.
   const bool sources_held_ = p_.fault_organization == FaultOrganization::replay_queue;
   const bool greedy_path_ = p_.warp_scheduler == "gto" && p_.pipeline.issue_width == 1;  // issue_greedy
-  // issue_greedy applies from this cycle on: no warp faulted and no hazard window open (kNever:
-  // not at all). Kept by note_faults() whenever faulted_warps_ or watch_open_until_ change.
   // Prefetch the warps a wake-up will issue (promote_ready_slow) only on GPUs whose warp state
   // outgrows the host's caches: from 64 SMs (64 x 64 warps x their hot lines and registers is
   // several MiB). Below that the lines are still cached and the hints cost 1.2% host instructions.
@@ -432,6 +436,8 @@ class SmPipeline {
   bool running_ahead_ = false;  // set_running_ahead
   uint64_t ldst_free_ = 0;
   uint64_t watch_open_until_ = 0;  // at least every warp's watch_until: none is open from here on
+  // issue_greedy applies from this cycle on: no warp faulted and no hazard window open (kNever:
+  // not at all). Kept by note_faults() whenever faulted_warps_ or watch_open_until_ change.
   uint64_t greedy_from_ = greedy_path_ ? 0 : kNever;
   void note_faults() { greedy_from_ = !greedy_path_ || faulted_warps_ != 0 ? kNever : watch_open_until_; }
   std::vector<SchedulerSlot> slots_;  // per scheduler

@@ -66,7 +66,7 @@ void SmPipeline::file_memory(uint32_t wid, Warp& w, const Decoded& d, const MemI
         throw SimError("operand log share used up at issue (the admission check was bypassed)");
     }
   }
-  if (org == FaultOrganization::replay_queue) {  // sources held until the last TLB check (RAW on replay)
+  if (sources_held_) {  // the replay queue holds sources until the last TLB check (RAW on replay)
     const uint64_t held = squashed ? kAwaitingReplay : m.last_check;
     for (int i = 0; i < d.nsrc; ++i) {
       if (d.src[i] >= w.released.size()) continue;
