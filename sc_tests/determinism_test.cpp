@@ -16,16 +16,20 @@ using mpgpu::test::TempDir;
 
 namespace {
 
-// stats.json of one run with `jobs` parallel simulations, "host" removed, as canonical text.
-std::string stats_without_host(const std::string& inputs, unsigned jobs, const TempDir& dir, const std::string& name) {
+// stats.json of one run with `jobs` parallel simulations, "host" removed (into *host when given),
+// as canonical text. `env`: assignments put before the command.
+std::string stats_without_host(const std::string& inputs, unsigned jobs, const TempDir& dir, const std::string& name,
+                               const std::string& env = "", nlohmann::json* host = nullptr) {
   const std::string out = (dir.path / name).string();
-  const auto r = run_mpgpu("run " + inputs + " --jobs " + std::to_string(jobs) + " --out " + out);
+  const auto r = mpgpu::test::run_command(env + " " + std::string(MPGPU_BINARY) + " run " + inputs + " --jobs " +
+                                          std::to_string(jobs) + " --out " + out);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::ifstream f(out + "/stats.json");
   auto stats = nlohmann::json::parse(f, nullptr, false);
   EXPECT_FALSE(stats.is_discarded()) << out << "/stats.json is missing or not JSON";
   if (stats.is_discarded()) return {};
   EXPECT_TRUE(stats.contains("host")) << "no \"host\" key: the comparison below would hide nothing";
+  if (host) *host = stats["host"];
   stats.erase("host");
   return stats.dump(1);
 }
@@ -65,4 +69,20 @@ TEST(Determinism, TraceStatsDoNotDependOnJobsOrTheTraceCache) {
   expect_same_stats("--platform " + source_path("platforms/gtx1080.yaml") + " --trace " +
                     (traces.path / "kernelslist.g").string());
   EXPECT_TRUE(std::filesystem::exists(traces.path / "kernel-1.traceg.mpgpu")) << "the cache was not written";
+}
+
+// mpgpu runs itself again with glibc's malloc advising the heap for huge pages, unless
+// MPGPU_HEAP_HUGE_PAGES is set (0 turns it off): host.heap_huge_pages says which, and the results
+// are the same either way.
+TEST(Determinism, HeapHugePagesChangeNoResult) {
+  TempDir dir;
+  const std::string inputs =
+      "--platform " + source_path("platforms/gtx1080.yaml") + " --workload " + source_path("configs/warp/memory_bound.yaml");
+  nlohmann::json with, without;
+  const std::string a = stats_without_host(inputs, 1, dir, "huge", "env -u MPGPU_HEAP_HUGE_PAGES -u GLIBC_TUNABLES", &with);
+  const std::string b = stats_without_host(inputs, 1, dir, "small", "env -u GLIBC_TUNABLES MPGPU_HEAP_HUGE_PAGES=0", &without);
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(with.value("heap_huge_pages", false), true) << with.dump();
+  EXPECT_EQ(without.value("heap_huge_pages", true), false) << without.dump();
 }

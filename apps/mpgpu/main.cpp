@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/host_memory.hpp"
 #include "common/input_file.hpp"
 #include "common/stop_signals.hpp"
 #include "platform/extension_report.hpp"
@@ -281,6 +282,7 @@ int cmd_report(const Args& a) {
 
 // The banner would pollute stdout; SystemC reads this variable when it first prints.
 int main(int argc, char** argv) {
+  mpgpu::exec_with_huge_page_heap(argv);
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -708,7 +708,7 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
                    {"warp_instructions_per_second", sim_secs > 0 ? stats["warp_instructions"].get<double>() / sim_secs : 0.0},
                    {"simulated_cycles_per_second", sim_secs > 0 ? stats["sim"]["cycles"].get<double>() / sim_secs : 0.0},
                    {"sm_steps_run_ahead", steps_ahead},  // SM steps run without the calendar (quantum 1)
-                   {"peak_rss_mib", peak_rss_mib()}};
+                   {"peak_rss_mib", peak_rss_mib()}, {"heap_huge_pages", heap_huge_pages()}};
   // Co-simulation checks describe the host run, not the modelled GPU: kept out of the results.
   if (stats.contains("cosim")) {
     stats["host"]["cosim"] = stats["cosim"];
