@@ -54,6 +54,34 @@ TEST(PipelineCore, DependentChainFinishesAtStartPlusNTimesLatency) {
   EXPECT_EQ(r.stall_sum(), 17u);
 }
 
+// The same chain on r20: a warp of 21 registers keeps its scoreboard out of line (beyond the
+// warp's inline 16); the dependences and the finish are the same. A warp of 21 registers then
+// and one of 2 after it reuse one warp slot, each with its own scoreboard.
+TEST(PipelineCore, DependentChainOnAHighRegisterFinishesAlike) {
+  auto chain = [](const std::string& reg) {
+    std::string y = "body:\n";
+    for (int i = 0; i < 5; ++i) y += "  - {op: sp, dst: " + reg + ", src: " + reg + "}\n";
+    return y;
+  };
+  Rig r(chain("r20"));
+  r.start(0, 0, 100);
+  r.run();
+  ASSERT_EQ(r.done.size(), 1u);
+  EXPECT_EQ(r.done[0].cycle, 120u);  // 100 + 5 * 4, as on r1
+  EXPECT_EQ(r.st().stall_raw_compute, 12u);
+  // A kernel of 2 registers next, in the warp slot the first one left: from 200, done at 220.
+  KernelDesc small = r.desc;
+  small.program = std::make_shared<WarpProgram>(*program(chain("r1")));
+  KernelLaunch next = r.launch;
+  next.id = 8;
+  next.kernel = &small;
+  ASSERT_TRUE(r.pipe->launch_tb(0, &next, 0, 200));
+  r.run();
+  ASSERT_EQ(r.done.size(), 2u);
+  EXPECT_EQ(r.done[1].cycle, 220u);
+  EXPECT_EQ(r.st().stall_raw_compute, 24u);
+}
+
 // Independent instructions on a unit with ii 1 issue back to back, one per cycle.
 TEST(PipelineCore, IndependentOpsIssueOnePerCycle) {
   Rig r(independent_sp(6));

@@ -146,10 +146,19 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
     __builtin_prefetch(w + 64);
     __builtin_prefetch(w + 128);
   }
-  // Then their register scoreboards, whose address those lines hold (the first read waits for
-  // them; the others' have arrived meanwhile).
+  // Then their register scoreboards: inline ones at a known place (the two lines are fetched
+  // whether the warp uses them or a larger file of its own); a larger file's address is in the
+  // warp's first line, read only for a warp that has one (kInlineRegs is most warp programs').
   for (uint64_t m = fresh; m; m &= m - 1) {
     const Warp& w = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))];
+    const char* inline_regs = reinterpret_cast<const char*>(w.inline_regs);
+    __builtin_prefetch(inline_regs);
+    __builtin_prefetch(inline_regs + 64);
+  }
+  if (!large_reg_files_) return;
+  for (uint64_t m = fresh; m; m &= m - 1) {
+    const Warp& w = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))];
+    if (w.reg_file == w.inline_regs) continue;
     const char* regs = reinterpret_cast<const char*>(w.reg_file);
     for (size_t off = 0, end = std::min<size_t>(size_t(w.nregs) * sizeof(Reg), 512); off < end; off += 64)
       __builtin_prefetch(regs + off);
@@ -194,9 +203,15 @@ bool SmPipeline::launch_tb(uint32_t slot, const KernelLaunch* launch, uint32_t t
     w.tb_slot = slot;
     w.warp_in_tb = i;
     w.scheduler = wid % p_.warp_schedulers;
-    w.regs.assign(regs, Reg{});
+    if (regs <= kInlineRegs) {
+      std::fill_n(w.inline_regs, regs, Reg{});
+      w.reg_file = w.inline_regs;
+    } else {
+      w.regs.assign(regs, Reg{});
+      w.reg_file = w.regs.data();
+      large_reg_files_ = true;
+    }
     if (sources_held_) w.released.assign(regs, 0);
-    w.reg_file = w.regs.data();
     w.nregs = regs;
     w.fetch_ready = start;
     w.last_write = start;

@@ -176,6 +176,7 @@ class SmPipeline {
     bool from_memory() const { return word & 1; }
   };
   static_assert(sizeof(Reg) == 8, "one word per register");
+  static constexpr uint32_t kInlineRegs = 16;  // two cache lines
   // A faulted memory instruction squashed under a preemptible organization (SPEC 3): replayed
   // once its fault is handled, before anything else of its warp. `at`: where it is in the code,
   // which is what a context switch saves (the replay queue holds PCs).
@@ -201,7 +202,7 @@ class SmPipeline {
     uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
     uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
     PipelineStats* kstats = nullptr;  // its kernel's statistics (every memory instruction counts there)
-    Reg* reg_file = nullptr;   // regs.data(), set with regs at launch
+    Reg* reg_file = nullptr;   // inline_regs or regs.data(), set at launch
     uint32_t nregs = 0;        // regs.size()
     uint32_t scheduler = 0;
     bool live = false;
@@ -213,6 +214,10 @@ class SmPipeline {
     // (exit, eviction) or they are read (tb_issued, kernel_stats): their lines stay cold.
     uint64_t issued_here = 0, threads_here = 0, issue_cycles_here = 0;
     WarpCursor code;
+    // The register scoreboard of a warp of up to kInlineRegs registers (most warp programs): the
+    // lines after the cursor's, at an address known without reading the warp (a wake-up's
+    // prefetch need not wait for reg_file), and no allocation per launch. More: `regs`.
+    alignas(64) Reg inline_regs[kInlineRegs];
     // Faults (SPEC 3): squashed instructions awaiting replay, program order; from `halt_from` (the
     // fault is known) the warp issues nothing until `resume` (handled, refetched), then replays.
     // Read through has_replays(), which looks at the SM's count of faulted warps first.
@@ -221,7 +226,7 @@ class SmPipeline {
     // The hazard window of its latest faulted instruction (SPEC 3's two hazards); read only while
     // the SM's watch_open_until_ says some warp's may be open.
     uint64_t watch_until = 0;
-    std::vector<Reg> regs;
+    std::vector<Reg> regs;  // the scoreboard of a warp of more than kInlineRegs registers
     // Per register: a younger write may land from here (the replay queue holds a reader's sources
     // to its last TLB check); sized only under that organization (sources_held_).
     std::vector<uint64_t> released;
@@ -433,6 +438,7 @@ class SmPipeline {
   // several MiB). Below that the lines are still cached and the hints cost 1.2% host instructions.
   static constexpr uint32_t kPrefetchWarpsFromSms = 64;
   const bool prefetch_warps_ = p_.count >= kPrefetchWarpsFromSms;
+  bool large_reg_files_ = false;  // some warp launched here had more than kInlineRegs registers
   bool running_ahead_ = false;  // set_running_ahead
   uint64_t ldst_free_ = 0;
   uint64_t watch_open_until_ = 0;  // at least every warp's watch_until: none is open from here on
