@@ -112,10 +112,18 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
     r.clear();
     r.layout = sched.layout();
     r.promoted = cycle_;
+    if (prefetch_warps_)  // every warp's first line is read: their loads overlap rather than queue
+      for (uint32_t pos = 0; pos < sched.size(); ++pos) __builtin_prefetch(&warps_[sched.warp_at(pos)]);
     for (uint32_t pos = 0; pos < sched.size(); ++pos) file(r, pos, warps_[sched.warp_at(pos)]);
     return;
   }
   if (r.promoted >= cycle_) return;
+  if (prefetch_warps_) {  // what is read below, cold after a wait: loads started together
+    if (cycle_ >= r.far_min)
+      for (uint64_t f = r.far; f; f &= ~(uint64_t{0xff} << (__builtin_ctzll(f) & ~7)))
+        __builtin_prefetch(&r.due[__builtin_ctzll(f) & ~7]);  // the line of 8 positions
+    sched.prefetch_positions();
+  }
   const uint64_t was_ready = r.bits;
   // The occupied slots of cycles (promoted, now], at most the last 64: each slot once.
   const uint64_t from = std::max(r.promoted + 1, cycle_ >= 63 ? cycle_ - 63 : 0);

@@ -121,6 +121,13 @@ class WarpScheduler {
   uint32_t warp_at(uint32_t position) const { return at_[position]; }
   uint32_t positions() const { return uint32_t(at_.size()); }  // = size(), without a virtual call
   uint64_t layout() const { return layout_; }
+  // Hints the host cache to load both position tables (a wake-up with hundreds of SMs).
+  void prefetch_positions() const {
+    for (const std::vector<uint32_t>* v : {&at_, &pos_}) {
+      const char* p = reinterpret_cast<const char*>(v->data());
+      for (size_t b = 0; b < v->size() * sizeof(uint32_t); b += 64) __builtin_prefetch(p + b);
+    }
+  }
 
  protected:
   // Sets the positions: warps[i] is at position i.
