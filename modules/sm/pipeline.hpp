@@ -198,6 +198,10 @@ class SmPipeline {
   // hot fields start the second), the rest after. At quantum 1 the other SMs evict an SM's warps
   // between two of its cycles, and every line an issue touches is then a miss.
   struct alignas(64) Warp {
+    // Not copied: reg_file may point into the warp itself (inline_regs); warps_ is sized once.
+    Warp() = default;
+    Warp(const Warp&) = delete;
+    Warp& operator=(const Warp&) = delete;
     uint64_t ready = 0;        // ... and its operands are free (scoreboard)
     uint64_t fetch_ready = 0;  // the next instruction is fetched and decoded
     uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
