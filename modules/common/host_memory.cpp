@@ -23,9 +23,13 @@ double peak_rss_mib() {
   return std::max(self_kib, static_cast<double>(children.ru_maxrss)) / 1024.0;
 }
 
+namespace {
+constexpr const char* kHugePageTunable = "glibc.malloc.hugetlb=1";
+}  // namespace
+
 bool heap_huge_pages() {
   const char* t = std::getenv("GLIBC_TUNABLES");
-  return t && (":" + std::string(t) + ":").find(":glibc.malloc.hugetlb=1:") != std::string::npos;
+  return t && (":" + std::string(t) + ":").find(":" + std::string(kHugePageTunable) + ":") != std::string::npos;
 }
 
 void exec_with_huge_page_heap(char** argv) {
@@ -36,7 +40,7 @@ void exec_with_huge_page_heap(char** argv) {
   if (n <= 0) return;
   self[n] = '\0';
   const char* had = std::getenv("GLIBC_TUNABLES");
-  const std::string tunables = (had && *had ? std::string(had) + ":" : std::string()) + "glibc.malloc.hugetlb=1";
+  const std::string tunables = (had && *had ? std::string(had) + ":" : std::string()) + kHugePageTunable;
   setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
   execv(self, argv);
   if (had) setenv("GLIBC_TUNABLES", had, 1);  // the exec failed: run on as we are

@@ -207,7 +207,7 @@ class SmPipeline {
     uint64_t last_write = 0;   // commit of its last instruction, or acknowledgement of its last store
     PipelineStats* kstats = nullptr;  // its kernel's statistics (every memory instruction counts there)
     Reg* reg_file = nullptr;   // inline_regs or regs.data(), set at launch
-    uint32_t nregs = 0;        // regs.size()
+    uint32_t nregs = 0;        // registers, the length of reg_file
     uint32_t scheduler = 0;
     bool live = false;
     bool at_barrier = false;
