@@ -5,7 +5,7 @@
 
 namespace mpgpu {
 
-FillsInFlight::FillsInFlight(uint32_t sets, uint32_t ways) : ways_(ways), evicted_(sets) {
+FillsInFlight::FillsInFlight(uint32_t sets, uint32_t ways) : ways_(ways), evicted_store_(sets) {
   if (ways == 0) throw std::invalid_argument("fills in flight: ways must be at least 1");
   way_fills_at_ = kHeldFills + ways;
   stride_ = (way_fills_at_ + ways + 7) / 8 * 8;  // whole 64-byte lines
@@ -42,23 +42,37 @@ void FillsInFlight::hold_way(uint32_t set, uint64_t fill) {
   ++n;
 }
 
+namespace {
+constexpr uint64_t kLow = 0xffffffff;  // a record word's low half (the evicted list's length)
+}  // namespace
+
 void FillsInFlight::evict(uint32_t set, uint64_t line, uint64_t fill, uint64_t now) {
   // Fills done by then stay until the list is read; a list doubled since its last sweep (and at
   // least twice the ways) is swept here first.
-  const EvictedList& l = evicted_[set];
-  if (l.fills.size() >= 2 * std::max(l.kept, size_t(ways_))) sweep_evicted(set, now);
-  evicted_[set].fills.push_back({line, fill});
-  const uint32_t b = filter_bit(line);
-  record(set)[kEvictedFilter + (b >> 6)] |= uint64_t{1} << (b & 63);
+  uint64_t* r = record(set);
+  if ((r[kEvictedCount] & kLow) >= 2 * std::max(r[kEvictedSwept], uint64_t{ways_})) sweep_evicted(set, now);
+  uint64_t n = r[kEvictedCount] & kLow, capacity = r[kEvictedCount] >> 32;
+  if (n == capacity) {  // grows by doubling, as a vector would
+    capacity = std::max<uint64_t>(2 * capacity, 8);
+    auto grown = std::make_unique<EvictedFill[]>(capacity);
+    std::copy_n(evicted(r), n, grown.get());
+    evicted_store_[set] = std::move(grown);
+    r[kEvictedAt] = reinterpret_cast<uintptr_t>(evicted_store_[set].get());
+  }
+  evicted(r)[n] = {line, fill};
+  r[kEvictedCount] = capacity << 32 | (n + 1);
+  add_to_filter(r, line);
 }
 
 bool FillsInFlight::scan_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill) {
-  std::vector<EvictedFill>& list = evicted_[set].fills;
-  for (size_t i = 0; i < list.size(); ++i) {
+  uint64_t* r = record(set);
+  EvictedFill* list = evicted(r);
+  const uint64_t n = r[kEvictedCount] & kLow;
+  for (uint64_t i = 0; i < n; ++i) {
     if (list[i].line != line) continue;
     const uint64_t f = list[i].fill;
-    list[i] = list.back();  // its filter bit stays until the list is next swept
-    list.pop_back();
+    list[i] = list[n - 1];  // its filter bit stays until the list is next swept
+    --r[kEvictedCount];
     if (f <= now) return false;  // done: as if it had left when it was done
     fill = f;
     return true;
@@ -69,22 +83,19 @@ bool FillsInFlight::scan_evicted(uint32_t set, uint64_t line, uint64_t now, uint
 }
 
 void FillsInFlight::sweep_evicted(uint32_t set, uint64_t now) {
-  std::vector<EvictedFill>& list = evicted_[set].fills;
-  for (size_t i = 0; i < list.size();) {
+  uint64_t* r = record(set);
+  EvictedFill* list = evicted(r);
+  uint64_t n = r[kEvictedCount] & kLow;
+  r[kEvictedFilter] = r[kEvictedFilter + 1] = 0;
+  for (uint64_t i = 0; i < n;) {
     if (list[i].fill <= now) {
-      list[i] = list.back();
-      list.pop_back();
+      list[i] = list[--n];
     } else {
-      ++i;
+      add_to_filter(r, list[i++].line);
     }
   }
-  evicted_[set].kept = list.size();
-  uint64_t* r = record(set);
-  r[kEvictedFilter] = r[kEvictedFilter + 1] = 0;
-  for (const EvictedFill& e : list) {
-    const uint32_t b = filter_bit(e.line);
-    r[kEvictedFilter + (b >> 6)] |= uint64_t{1} << (b & 63);
-  }
+  r[kEvictedCount] = (r[kEvictedCount] & ~kLow) | n;
+  r[kEvictedSwept] = n;
 }
 
 }  // namespace mpgpu

@@ -8,8 +8,11 @@
 //    fill is done by the time that one is, so it is never asked for and is not kept). A new
 //    miss's fill is mostly the latest: it goes in at the ring's end, and the earliest leaves from
 //    its head, so a miss reads the two ends rather than shifting the ways' times;
-//  - a 128-bit filter of the lines evicted while their fill was still on its way. The lines
-//    themselves stay in a per-set list, read only when the filter may hold the line asked for.
+//  - a 128-bit filter of the lines evicted while their fill was still on its way, and where their
+//    list is (its storage, length, capacity, length at its last sweep): in the record's first
+//    line, so an eviction writes only the list's end besides it (a congested 320-SM run evicts a
+//    line in flight on nearly every miss; a per-set list header of its own was one more cold line
+//    each time). The lines themselves are read only when the filter may hold the line asked for.
 //    Fills done by then leave the list when all of it is read (a line not found, or the list
 //    grown to twice what its last sweep kept, and at least twice the ways), not when they are
 //    done: such an entry can no longer be taken (a take answers only with fills after `now`), and
@@ -20,6 +23,7 @@
 // Times are sc_time raw values (the same order as the sc_time comparisons they replace).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace mpgpu {
@@ -48,16 +52,22 @@ class FillsInFlight {
     return scan_evicted(set, line, now, fill);
   }
   size_t held(uint32_t set) { return size_t(record(set)[kHeld]); }     // tests: fills kept (<= ways)
-  size_t evicted_kept(uint32_t set) const { return evicted_[set].fills.size(); }  // tests: done ones too
+  size_t evicted_kept(uint32_t set) const { return size_t(record(set)[kEvictedCount] & 0xffffffff); }  // tests: done ones too
 
  private:
-  // Record layout, in words: the filter, the held count and the ring's head, the held fills (a
-  // ring of `ways`, earliest first from the head), the ways' fills. A hit reads the first line
-  // and its way's; a miss the ends of the held fills too.
-  static constexpr size_t kEvictedFilter = 0, kHeld = 2, kHeldHead = 3, kHeldFills = 4;
+  // Record layout, in words: the filter; the evicted list's storage, its length (low half) and
+  // capacity (high half), and its length at its last sweep; the held count and the ring's head;
+  // the held fills (a ring of `ways`, earliest first from the head); the ways' fills. A hit reads
+  // the first line and its way's; a miss the ends of the held fills too.
+  static constexpr size_t kEvictedFilter = 0, kEvictedAt = 2, kEvictedCount = 3, kEvictedSwept = 4, kHeld = 5,
+                          kHeldHead = 6, kHeldFills = 7;
   // The ring's k-th slot from `head` (k <= ways: a one-way ring's next slot is its head).
   size_t slot(size_t head, size_t k) const { return head + k >= ways_ ? head + k - ways_ : head + k; }
   static uint32_t filter_bit(uint64_t line) { return uint32_t((line ^ (line >> 7) ^ (line >> 14)) & 127); }
+  void add_to_filter(uint64_t* r, uint64_t line) const {
+    const uint32_t b = filter_bit(line);
+    r[kEvictedFilter + (b >> 6)] |= uint64_t{1} << (b & 63);
+  }
   uint64_t* record(uint32_t set) { return words_.data() + base_ + size_t(set) * stride_; }
   const uint64_t* record(uint32_t set) const { return words_.data() + base_ + size_t(set) * stride_; }
   bool scan_evicted(uint32_t set, uint64_t line, uint64_t now, uint64_t& fill);
@@ -67,15 +77,13 @@ class FillsInFlight {
   struct EvictedFill {
     uint64_t line, fill;
   };
-  struct EvictedList {
-    std::vector<EvictedFill> fills;
-    size_t kept = 0;  // its length after its last sweep
-  };
+  EvictedFill* evicted(const uint64_t* r) const { return reinterpret_cast<EvictedFill*>(r[kEvictedAt]); }
   uint32_t ways_;
   size_t way_fills_at_, stride_;  // in words
   std::vector<uint64_t> words_;  // the records, from the first 64-byte boundary
   size_t base_ = 0;
-  std::vector<EvictedList> evicted_;  // per set
+  // Per set: the evicted list's storage (its address, length and capacity are in the record).
+  std::vector<std::unique_ptr<EvictedFill[]>> evicted_store_;
 };
 
 }  // namespace mpgpu
