@@ -285,7 +285,9 @@ TEST(TagArray, RefusesOwnersAndWayCountsARecordCannotHold) {
 
 // The recency order of each set agrees with per-way time stamps (the reference: least recent
 // stamp evicted, never-used ways lowest number first), with dirty write-backs and owners, over
-// random reads and writes, set counts and way counts a 64-byte record fits unevenly.
+// random reads and writes, set counts and way counts a 64-byte record fits unevenly. From the
+// middle of each run on, a third of the lines lie at or past 2^32 - 1 (the first one widens the
+// 4-byte tags to 8 bytes, with every set holding lines, dirty ones and owners).
 TEST(TagArray, RecencyOrderAgreesWithTimeStamps) {
   struct RefWay {
     uint64_t tag = TagArray::kInvalid, stamp = 0;
@@ -298,9 +300,14 @@ TEST(TagArray, RecencyOrderAgreesWithTimeStamps) {
     TagArray t(sets, ways);
     std::vector<RefWay> ref(size_t(sets) * ways);
     uint64_t clock = 0;
+    bool wide_seen = false;
     for (int op = 0; op < 20000; ++op) {
       const uint32_t set = uint32_t(rng() % sets);
-      const uint64_t line = rng() % (ways + 3) * sets + set;  // a few more lines than ways per set
+      uint64_t line = rng() % (ways + 3) * sets + set;  // a few more lines than ways per set
+      // Past 4-byte tags: lines whose low 32 bits equal small lines', and the all-ones one.
+      if (op >= 10000 && rng() % 3 == 0) line += rng() % 2 ? uint64_t{1} << 32 : 0xffffffffull - set;
+      ASSERT_EQ(t.wide(), op > 10000 && wide_seen) << "ways " << ways << " op " << op;
+      wide_seen = wide_seen || line >= 0xffffffffull;
       const bool write = rng() % 3 == 0;
       const uint32_t owner = uint32_t(rng() % 4) * 21845;  // up to 65535, the largest a record holds
       if (op % 97 == 0) {  // written through now and then

@@ -33,6 +33,7 @@ class TagArray {
   uint32_t sets() const { return sets_; }
   size_t size() const { return size_t(sets_) * ways_; }  // ways in all (way indices run below it)
   uint32_t ways() const { return ways_; }
+  bool wide() const { return wide_; }  // tags of 8 bytes (a line at or past 2^32 - 1 was seen)
 
  private:
   // A set is one record of adjacent cache lines: its ways' tags, then the recency order (way
@@ -40,18 +41,33 @@ class TagArray {
   // owners. A miss reads the tags and takes the last way of the order; a hit moves its way to the
   // front. The order is exact LRU, as per-way time stamps would be (unused ways leave lowest
   // number first), without reading a stamp per way: with hundreds of SMs the L2's sets are cold,
-  // and each line read is a host cache miss. At 16 ways a record is three lines (tags, then
-  // order and owners), and a hit or a miss reads all three (dirty flags and owners of their own
-  // took a fourth line on every miss).
+  // and each line read is a host cache miss.
+  // Tags are 4 bytes while every line seen is below 2^32 - 1 (the all-ones tag marks an empty
+  // way), which holds for physical addresses below 512 GiB; the first line past that widens the
+  // array to 8-byte tags, once. At 16 ways a record is then two lines (tags; order and owners)
+  // rather than three, and every access reads both.
   static constexpr uint16_t kDirty = 0x8000, kWayBits = 0x7fff;  // an order entry: way | dirty
+  template <class Tag>
   struct SetView {
-    uint64_t* tags;
+    Tag* tags;
     uint16_t* order;
     uint16_t* owners;  // contexts: below 65536 (access() checks)
   };
-  SetView view(uint32_t set) const;
-  uint32_t rank(const SetView& v, uint32_t w) const;  // where way w stands in the order
+  template <class Tag>
+  SetView<Tag> view(uint32_t set) const;
+  template <class Tag>
+  bool access_as(uint32_t set, uint64_t line, bool write, uint64_t* evicted, uint32_t owner, uint32_t* victim_owner,
+                 size_t* way, uint64_t* replaced);
+  template <class Tag>
+  bool contains_as(uint32_t set, uint64_t line) const;
+  template <class Tag>
+  void clean_as(uint32_t set, uint64_t line);
+  // Lays the records out for tags of `tag_bytes` (the constructor, widen()).
+  void lay_out(size_t tag_bytes);
+  void widen();  // 4-byte tags to 8-byte ones, the records' contents kept
+  static uint32_t rank(const uint16_t* order, uint32_t w);  // where way w stands in the order
   uint32_t sets_, ways_;
+  bool wide_ = false;
   size_t order_at_ = 0, owners_at_ = 0, stride_ = 0;  // byte offsets in a record; its size
   std::vector<uint64_t> words_;  // the records, from the first 64-byte boundary
   size_t base_ = 0;              // words_ index of the first record
