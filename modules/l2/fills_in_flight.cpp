@@ -42,10 +42,6 @@ void FillsInFlight::hold_way(uint32_t set, uint64_t fill) {
   ++n;
 }
 
-namespace {
-constexpr uint64_t kLow = 0xffffffff;  // a record word's low half (the evicted list's length)
-}  // namespace
-
 void FillsInFlight::evict(uint32_t set, uint64_t line, uint64_t fill, uint64_t now) {
   // Fills done by then stay until the list is read; a list doubled since its last sweep (and at
   // least twice the ways) is swept here first.

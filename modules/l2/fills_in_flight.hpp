@@ -52,7 +52,7 @@ class FillsInFlight {
     return scan_evicted(set, line, now, fill);
   }
   size_t held(uint32_t set) { return size_t(record(set)[kHeld]); }     // tests: fills kept (<= ways)
-  size_t evicted_kept(uint32_t set) const { return size_t(record(set)[kEvictedCount] & 0xffffffff); }  // tests: done ones too
+  size_t evicted_kept(uint32_t set) const { return size_t(record(set)[kEvictedCount] & kLow); }  // tests: done ones too
 
  private:
   // Record layout, in words: the filter; the evicted list's storage, its length (low half) and
@@ -61,6 +61,7 @@ class FillsInFlight {
   // the first line and its way's; a miss the ends of the held fills too.
   static constexpr size_t kEvictedFilter = 0, kEvictedAt = 2, kEvictedCount = 3, kEvictedSwept = 4, kHeld = 5,
                           kHeldHead = 6, kHeldFills = 7;
+  static constexpr uint64_t kLow = 0xffffffff;  // a record word's low half (the evicted list's length)
   // The ring's k-th slot from `head` (k <= ways: a one-way ring's next slot is its head).
   size_t slot(size_t head, size_t k) const { return head + k >= ways_ ? head + k - ways_ : head + k; }
   static uint32_t filter_bit(uint64_t line) { return uint32_t((line ^ (line >> 7) ^ (line >> 14)) & 127); }

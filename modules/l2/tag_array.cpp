@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace mpgpu {
 
@@ -32,7 +33,7 @@ void TagArray::lay_out(size_t tag_bytes) {
 
 void TagArray::widen() {
   const size_t old_stride = stride_, old_order_at = order_at_;
-  const std::vector<uint64_t> old(words_);
+  const std::vector<uint64_t> old = std::move(words_);  // lay_out() allocates anew
   const auto* old_base = reinterpret_cast<const uint8_t*>(old.data() + base_);
   lay_out(8);
   wide_ = true;
