@@ -344,6 +344,37 @@ TEST(BusyIntervals, ABookingFarPastTheEndClearsTheGapAcrossTheRingsWrap) {
   check("grown");
 }
 
+// forget_lagging (a crossbar port's forgetting): with every search and booking from "now" on,
+// a pair of ports forgotten only every few thousand cycles answers as a pair forgotten at every
+// call (a search reads no cycle before its start), far bookings and backlogs included, and its
+// memory stays bounded by the span ahead plus the step.
+TEST(BusyIntervals, ForgettingLazilyGivesTheAnswersOfForgettingAtEveryCall) {
+  std::mt19937 rng(61);
+  BusyIntervals eager_a, eager_b, lazy_a, lazy_b;
+  BusyIntervals::JointMemo eager_memo, lazy_memo;
+  uint64_t now = 0;
+  for (int i = 0; i < 40000; ++i) {
+    now += rng() % 50;
+    eager_a.forget_before(now), eager_b.forget_before(now);
+    lazy_a.forget_lagging(now, 4096), lazy_b.forget_lagging(now, 4096);
+    // Mostly packets from now; some far ahead (replies under congestion); bursts (backlogs).
+    const uint64_t t = now + (rng() % 6 == 0 ? rng() % 20000 : rng() % 40);
+    const uint64_t len = 1 + rng() % 5;
+    const uint64_t want = BusyIntervals::book_in_both(eager_a, eager_b, t, len, eager_memo);
+    ASSERT_EQ(BusyIntervals::book_in_both(lazy_a, lazy_b, t, len, lazy_memo), want) << "step " << i;
+    const bool burst = rng() % 200 == 0;  // at times, another pair's burst on one port
+    for (int k = 0; burst && k < 50; ++k) {
+      const uint64_t s = eager_a.earliest(now + 100, 4);
+      ASSERT_EQ(lazy_a.earliest(now + 100, 4), s) << "step " << i;
+      eager_a.book(s, 4), lazy_a.book(s, 4);
+    }
+    ASSERT_EQ(lazy_a.free(now, 3), eager_a.free(now, 3)) << "step " << i;
+    ASSERT_EQ(lazy_b.window(now), eager_b.window(now)) << "step " << i;
+  }
+  EXPECT_LE(lazy_a.words(), 2 * eager_a.words() + 128);  // bounded: the span ahead plus the step
+  EXPECT_GT(now, 100'000u);
+}
+
 // ---- Loosely-timed channel: known answers -------------------------------------------------
 
 TEST(DramChannel, LoneReadOnIdleChannelIsRcdPlusClPlusBursts) {

@@ -210,6 +210,8 @@ TEST(FillsInFlight, AgreesWithUnboundedListsScannedOnEveryTake) {
     EXPECT_GT(waits, 100u) << ways;  // the way check did hold misses back
     EXPECT_GT(taken, congested ? 10u : 100u) << ways;  // and evicted lines were found in flight
     // Congested: lists longer than twice the ways were kept (the doubling rule was exercised).
-    if (congested && ways <= 16) EXPECT_GT(longest_kept, 2u * ways + 8) << ways;
+    if (congested && ways <= 16) {
+      EXPECT_GT(longest_kept, 2u * ways + 8) << ways;
+    }
   }
 }

@@ -204,6 +204,17 @@ class BusyIntervals {
     else no_slot_from_ = std::max(no_slot_from_, t);
   }
 
+  // forget_before(t) for an owner whose searches and bookings all start at or after t, run only
+  // once the forget point lags t by `step` cycles. A search from s reads no bit before s (fits
+  // look forward from their start; remembered ranges hold for starts from theirs), so the
+  // cycles before t are never read again, forgotten or not: the answers are those of forgetting
+  // at every call, and forgetting only bounds memory (by the span plus `step`). A crossbar with
+  // hundreds of SMs would otherwise read and clear a cold word of an SM port's ring at every
+  // request: replies are booked tens of thousands of cycles ahead, and "now" is far behind them.
+  void forget_lagging(uint64_t t, uint64_t step) {
+    if (t >= forgotten_ + step) forget_before(t);
+  }
+
   // Bit i set: cycle s + i is booked (the 64 cycles from s; before the forget point, free).
   uint64_t window(uint64_t s) const {
     if (count_ == 0 || s + 64 <= base_ || s >= base_ + 64 * count_) return 0;

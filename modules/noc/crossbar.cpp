@@ -48,10 +48,11 @@ void Crossbar::b_transport(int src, tlm::tlm_generic_payload& gp, sc_time& delay
   const auto* ext = gp.get_extension<gpu_mem_ext>();
   const bool atomic = ext && ext->kind == AccessKind::atomic;
   // Requests carry data for writes and atomics; replies for reads and atomics (8 B header otherwise).
-  // Nothing arrives before now: the ports in use forget older bookings (free when now has not moved).
+  // Nothing arrives before now, and every packet is booked from now on: the ports in use forget
+  // older bookings a few thousand ticks at a time (forget_lagging: the same answers).
   if (now != floor_at_) floor_at_ = now, floor_ = tick_.to_cycles(now);  // converted once per time step
   for (BusyIntervals* b : {&inject_ports_[src], &req_ports_[part], &reply_ports_[part], &eject_ports_[src]})
-    b->forget_before(floor_);
+    b->forget_lagging(floor_, kForgetStep);
   const size_t pair = size_t(src) * req_ports_.size() + part;
   sc_time t = traverse(inject_ports_[src], req_ports_[part], req_busy_[part], req_memo_[pair], write || atomic ? payload + 8 : 8,
                        now + delay);

@@ -45,6 +45,9 @@ class Crossbar : public sc_core::sc_module {
   sc_core::sc_time traverse(BusyIntervals& out, BusyIntervals& in, uint64_t& busy, BusyIntervals::JointMemo& memo,
                             uint32_t bytes, const sc_core::sc_time& at);
 
+  // Ticks a port's forget point may lag now (64 ring words): memory stays bounded by the span
+  // of its bookings ahead plus this.
+  static constexpr uint64_t kForgetStep = 4096;
   CrossbarParams p_;
   Divisor flit_bytes_;  // a packet's flits: no division per hop when a power of two
   ClockDomain clock_;
