@@ -147,7 +147,12 @@ class BusyIntervals {
       len -= forgotten_ - s;
       s = forgotten_;
     }
+    // A packet wholly past the last word (a reply booked far ahead): its words are new, zero, so
+    // its bits are stored rather than ORed in. Reading them back would wait for the cold line the
+    // gap's clearing has only just begun to write.
+    const bool fresh = count_ > 0 && s >= base_ + 64 * count_ && len <= 64;
     cover(s, s + len);
+    if (fresh) return store_pattern(s, len == 64 ? ~uint64_t{0} : (uint64_t{1} << len) - 1, len);
     set_bits(s, s + len);
   }
 
@@ -301,6 +306,12 @@ class BusyIntervals {
     const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
     word(w) |= pattern << off;
     if (off + span > 64) word(w + 1) |= pattern >> (64 - off);
+  }
+  // set_pattern() for words just appended (zero): stores, no read.
+  void store_pattern(uint64_t s, uint64_t pattern, uint64_t span) {
+    const uint64_t w = (s - base_) >> 6, off = (s - base_) & 63;
+    word(w) = pattern << off;
+    if (off + span > 64) word(w + 1) = pattern >> (64 - off);
   }
   void set_bits(uint64_t s, uint64_t e) {
     if (e - s <= 64)  // most bookings (a packet's flits, a burst): one or two words, no loop
