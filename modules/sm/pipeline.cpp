@@ -53,7 +53,10 @@ void SmPipeline::scheduler_issued(uint32_t s, uint32_t wid) {
 }
 
 void SmPipeline::file(ReadySet& r, uint32_t pos, const Warp& w) {
+  const uint64_t bit = uint64_t{1} << pos;
+  r.mem_wait &= ~bit, r.op_wait &= ~bit;
   if (!w.live || w.at_barrier) return;
+  if (w.ready > w.fetch_ready) (w.waits_memory ? r.mem_wait : r.op_wait) |= bit;  // blocked(): operands
   place(r, pos, w.ready);
 }
 
@@ -445,30 +448,36 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
     st.wake = std::min(st.wake, r.far_min);
   else
     for (uint64_t m = r.far; m; m &= m - 1) st.wake = std::min(st.wake, r.due[__builtin_ctzll(m)]);
-  bool ldst = false;
+  uint64_t ldst = 0;  // of the ready warps, those held by the ld/st unit (the others by theirs)
   for (uint64_t m = r.bits; m; m &= m - 1) {
     const Warp& w = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))];
     const Decoded& d = next_instr(w);
-    ldst |= d.unit == UnitClass::ldst;
+    if (d.unit == UnitClass::ldst) ldst |= m & -m;
     st.wake = std::min(st.wake, d.unit == UnitClass::ldst ? std::max(ldst_free_, tables_free_at(w, d, false))
                                                           : *unit_slot(s, d.unit));
   }
-  // The stall reason of the most advanced warp: pipe busy > operands (memory, arithmetic) >
-  // control; its kernel is that of the first warp in order with that reason.
-  const int top = r.bits ? (ldst ? 4 : 3) : 2;
-  auto look = [&](uint32_t wid) {
-    const Warp& w = warps_[wid];
-    uint64_t wake = kNever;
-    const Block b = blocked(w, wake);
-    const int rank = b == Block::unit ? (next_instr(w).unit == UnitClass::ldst ? 4 : 3)
-                     : b == Block::operands ? (w.waits_memory ? 2 : 1) : 0;
-    if (rank > st.rank) st.rank = rank, st.kstats = w.kstats;
-    return rank == top;  // nothing later in the order can rank higher
-  };
-  for (const WarpScheduler::Segment& g : sched.segments()) {
-    if (g.head != UINT32_MAX && look(g.head)) return st;
-    for (uint32_t pos = g.begin; pos < g.end; ++pos)
-      if (sched.warp_at(pos) != g.head && look(sched.warp_at(pos))) return st;
+  // The stall reason of the most advanced warp (blocked()'s, ranked): pipe busy (ld/st 4, other
+  // 3) > operands (from memory 2, arithmetic 1) > control 0; its kernel is that of the first warp
+  // in order with that reason. Ranks come from the ready set's masks, so only that warp is read.
+  const uint32_t n = sched.positions();
+  if (n == 0) return st;
+  auto below = [](uint32_t k) { return k >= 64 ? ~uint64_t{0} : (uint64_t{1} << k) - 1; };  // positions < k
+  const uint64_t all = below(n);
+  const uint64_t waiting = all & ~r.bits, mem = r.mem_wait & waiting, op = r.op_wait & waiting;
+  uint64_t ranked;  // the positions of the top rank
+  if (ldst) st.rank = 4, ranked = ldst;
+  else if (r.bits) st.rank = 3, ranked = r.bits;
+  else if (mem) st.rank = 2, ranked = mem;
+  else if (op) st.rank = 1, ranked = op;
+  else st.rank = 0, ranked = waiting & ~mem & ~op;
+  for (const WarpScheduler::Segment& g : sched.segments()) {  // the order: each segment's head, then its positions
+    uint64_t in = below(g.end) & ~below(g.begin);
+    if (g.head != UINT32_MAX) {
+      const uint64_t head = uint64_t{1} << sched.position(g.head);
+      if (ranked & head) return st.kstats = warps_[g.head].kstats, st;
+      in &= ~head;
+    }
+    if (const uint64_t m = ranked & in) return st.kstats = warps_[sched.warp_at(uint32_t(__builtin_ctzll(m)))].kstats, st;
   }
   return st;
 }

@@ -271,6 +271,11 @@ class SmPipeline {
   struct ReadySet {
     uint64_t bits = 0, far = 0;
     uint64_t far_min = ~uint64_t{0};  // at most the far warps' earliest wake-up; equal while far_exact
+    // What a filed warp not ready yet waits for, as blocked() would find it (stalled_state's
+    // stall reason without reading the warps' lines, cold with hundreds of SMs): its operands,
+    // from a load (mem_wait) or another unit (op_wait); neither: fetch or a barrier (control).
+    // Set when filed from the warp; meaningless for positions in `bits`.
+    uint64_t mem_wait = 0, op_wait = 0;
     uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
     uint64_t layout = ~uint64_t{0};  // the scheduler layout the bits are for
     bool far_exact = true;
@@ -287,7 +292,7 @@ class SmPipeline {
     // scheduler rather than the set's 1 KiB, cold with hundreds of SMs.
     void clear() {
       for (uint64_t o = occupied; o; o &= o - 1) wheel[__builtin_ctzll(o)] = 0;
-      bits = far = occupied = 0;
+      bits = far = occupied = mem_wait = op_wait = 0;
       far_min = ~uint64_t{0};
       far_exact = true;
     }
