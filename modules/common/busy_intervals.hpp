@@ -10,11 +10,12 @@
 // the booked schedule ahead of "now" is short and dense (a DRAM command bus holds ~30 000
 // separate bookings in its 65 536-cycle horizon), so indexing words beats searching intervals.
 // Memory follows the span between the forget point and the latest booking, never the run
-// length: owners call forget_before() with the earliest time a request can still arrive (a
-// crossbar port: now) on every call, which costs nothing when that time has not moved.
+// length: owners call forget_before() with the earliest time a request can still arrive on
+// every call, which costs nothing when that time has not moved (a crossbar port, never asked
+// about the past: forget_lagging(), now minus a few thousand cycles at most).
 // (The old owners forgot every 4096 calls: a port used rarely over a long TB-level run, e.g. by
 // context moves, then spanned the whole run; one PPQ sweep run reached 1.3 GB that way.)
-// Cycles before the forget point count as free.
+// Cycles before the forget point count as free (forget_lagging: are never asked about).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -190,7 +191,10 @@ class BusyIntervals {
   }
 
   // Forgets bookings that ended by t (whole words before t); cheap when t has not moved.
-  void forget_before(uint64_t t) {
+  void forget_before(uint64_t t) { forget(t, true); }
+  // forget_before() whose caller never again searches or books before t (forget_lagging): the
+  // bits of the first word kept that lie before t may stay, as no query reads them.
+  void forget(uint64_t t, bool clear_first_word) {
     if (t <= forgotten_) return;
     forgotten_ = t;
     // The words wholly before t leave at once (a port idle for thousands of cycles, e.g. an SM's
@@ -201,7 +205,7 @@ class BusyIntervals {
       count_ -= k;
       base_ += 64 * k;
     }
-    if (count_ > 0 && t > base_) word(0) &= ~((uint64_t{1} << (t - base_)) - 1);
+    if (clear_first_word && count_ > 0 && t > base_) word(0) &= ~((uint64_t{1} << (t - base_)) - 1);
     // The forgotten past counts as free: what is remembered holds from t on only.
     if (count_ == 0 || run_end_ <= t) run_begin_ = run_end_ = 0;
     else run_begin_ = std::max(run_begin_, t);
@@ -216,8 +220,9 @@ class BusyIntervals {
   // at every call, and forgetting only bounds memory (by the span plus `step`). A crossbar with
   // hundreds of SMs would otherwise read and clear a cold word of an SM port's ring at every
   // request: replies are booked tens of thousands of cycles ahead, and "now" is far behind them.
+  // The first word kept is not cleared before t either: reading it back was a cold line too.
   void forget_lagging(uint64_t t, uint64_t step) {
-    if (t >= forgotten_ + step) forget_before(t);
+    if (t >= forgotten_ + step) forget(t, false);
   }
 
   // Bit i set: cycle s + i is booked (the 64 cycles from s; before the forget point, free).

@@ -117,7 +117,12 @@ void SmPipeline::promote_ready_slow(uint32_t s) {
     r.promoted = cycle_;
     if (prefetch_warps_)  // every warp's first line is read: their loads overlap rather than queue
       for (uint32_t pos = 0; pos < sched.size(); ++pos) __builtin_prefetch(&warps_[sched.warp_at(pos)]);
-    for (uint32_t pos = 0; pos < sched.size(); ++pos) file(r, pos, warps_[sched.warp_at(pos)]);
+    r.kstats_all = sched.size() ? warps_[sched.warp_at(0)].kstats : nullptr;
+    for (uint32_t pos = 0; pos < sched.size(); ++pos) {
+      const Warp& w = warps_[sched.warp_at(pos)];
+      if (w.kstats != r.kstats_all) r.kstats_all = nullptr;
+      file(r, pos, w);
+    }
     return;
   }
   if (r.promoted >= cycle_) return;
@@ -470,6 +475,7 @@ SmPipeline::SchedulerState SmPipeline::stalled_state(uint32_t s) {
   else if (mem) st.rank = 2, ranked = mem;
   else if (op) st.rank = 1, ranked = op;
   else st.rank = 0, ranked = waiting & ~mem & ~op;
+  if (r.kstats_all) return st.kstats = r.kstats_all, st;  // whichever warp it is
   for (const WarpScheduler::Segment& g : sched.segments()) {  // the order: each segment's head, then its positions
     uint64_t in = below(g.end) & ~below(g.begin);
     if (g.head != UINT32_MAX) {

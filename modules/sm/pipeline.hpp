@@ -271,17 +271,20 @@ class SmPipeline {
   struct ReadySet {
     uint64_t bits = 0, far = 0;
     uint64_t far_min = ~uint64_t{0};  // at most the far warps' earliest wake-up; equal while far_exact
-    // What a filed warp not ready yet waits for, as blocked() would find it (stalled_state's
-    // stall reason without reading the warps' lines, cold with hundreds of SMs): its operands,
-    // from a load (mem_wait) or another unit (op_wait); neither: fetch or a barrier (control).
-    // Set when filed from the warp; meaningless for positions in `bits`.
-    uint64_t mem_wait = 0, op_wait = 0;
     uint64_t promoted = 0;           // slots of cycles up to here are in `bits`
     uint64_t layout = ~uint64_t{0};  // the scheduler layout the bits are for
     bool far_exact = true;
     // Bit k: wheel[k] may hold a warp (set when one is filed there, cleared when promoted), so
     // that the slots read are those, not all 64: an SM waiting on memory passes many empty ones.
     uint64_t occupied = 0;
+    // What a filed warp not ready yet waits for, as blocked() would find it (stalled_state's
+    // stall reason without reading the warps' lines, cold with hundreds of SMs): its operands,
+    // from a load (mem_wait) or another unit (op_wait); neither: fetch or a barrier (control).
+    // Set when filed from the warp; meaningless for positions in `bits`.
+    uint64_t mem_wait = 0, op_wait = 0;
+    // The kernel statistics of every warp in the scheduler when they all share them (one kernel
+    // here), else null: a stall is then charged without reading a warp. Set at each relayout.
+    PipelineStats* kstats_all = nullptr;
     uint64_t wheel[64] = {};
     // Per far position: the wake-up it was filed under. The far warps are refiled from here, not
     // from their Warp lines: with hundreds of SMs those are cold by the time a load is back.
