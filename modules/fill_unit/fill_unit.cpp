@@ -12,6 +12,9 @@ TranslationStats& TranslationStats::operator+=(const TranslationStats& o) {
   l2_tlb_accesses += o.l2_tlb_accesses, l2_tlb_hits += o.l2_tlb_hits, l2_tlb_misses += o.l2_tlb_misses;
   l2_tlb_merged += o.l2_tlb_merged, walks += o.walks, pte_reads += o.pte_reads, walk_cycles += o.walk_cycles;
   walk_cycles_max = std::max(walk_cycles_max, o.walk_cycles_max);
+  const bool more = o.faults_host | o.faults_lazy | o.faults_batched | o.faults_local | o.migrated_bytes |
+                    o.allocated_bytes | o.copied_bytes | o.invalid_accesses | o.aborted_kernels;
+  if (!more && o.cpu_queue_ns == 0 && o.fault_ns == 0 && o.fault_ns_max == 0) return *this;  // adding zeros
   faults_host += o.faults_host, faults_lazy += o.faults_lazy, faults_batched += o.faults_batched;
   faults_local += o.faults_local, cpu_queue_ns += o.cpu_queue_ns;
   fault_ns += o.fault_ns, fault_ns_max = std::max(fault_ns_max, o.fault_ns_max);

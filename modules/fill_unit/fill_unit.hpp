@@ -12,6 +12,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -50,8 +51,10 @@ struct FillUnitParams {
   FaultParams fault;
 };
 
-// Per context (process) counters of the fill unit.
-struct TranslationStats {
+// Per context (process) counters of the fill unit. The walk counters fill the first cache line;
+// a request without a fault or an error adds only those (operator+=): the fill unit keeps a record
+// per SM too, and with hundreds of SMs each is cold at its SM's next walk.
+struct alignas(64) TranslationStats {
   uint64_t l2_tlb_accesses = 0, l2_tlb_hits = 0, l2_tlb_misses = 0, l2_tlb_merged = 0;
   uint64_t walks = 0, pte_reads = 0, walk_cycles = 0, walk_cycles_max = 0;
   uint64_t faults_host = 0, faults_lazy = 0, faults_batched = 0;  // batched: waited for another's fault
@@ -64,6 +67,7 @@ struct TranslationStats {
   TranslationStats& operator+=(const TranslationStats& o);
   nlohmann::json to_json() const;
 };
+static_assert(offsetof(TranslationStats, faults_host) == 64, "the walk counters are the first cache line");
 
 class FillUnit : public sc_core::sc_module {
  public:
