@@ -192,27 +192,6 @@ class BusyIntervals {
 
   // Forgets bookings that ended by t (whole words before t); cheap when t has not moved.
   void forget_before(uint64_t t) { forget(t, true); }
-  // forget_before() whose caller never again searches or books before t (forget_lagging): the
-  // bits of the first word kept that lie before t may stay, as no query reads them.
-  void forget(uint64_t t, bool clear_first_word) {
-    if (t <= forgotten_) return;
-    forgotten_ = t;
-    // The words wholly before t leave at once (a port idle for thousands of cycles, e.g. an SM's
-    // reply port with hundreds of SMs, would step through each); push_back clears reused words.
-    if (count_ > 0 && base_ + 64 <= t) {
-      const uint64_t k = std::min<uint64_t>(count_, (t - base_) >> 6);
-      head_ = (head_ + k) & mask_;
-      count_ -= k;
-      base_ += 64 * k;
-    }
-    if (clear_first_word && count_ > 0 && t > base_) word(0) &= ~((uint64_t{1} << (t - base_)) - 1);
-    // The forgotten past counts as free: what is remembered holds from t on only.
-    if (count_ == 0 || run_end_ <= t) run_begin_ = run_end_ = 0;
-    else run_begin_ = std::max(run_begin_, t);
-    if (count_ == 0 || no_slot_to_ <= t) no_slot_from_ = no_slot_to_ = 0;
-    else no_slot_from_ = std::max(no_slot_from_, t);
-  }
-
   // forget_before(t) for an owner whose searches and bookings all start at or after t, run only
   // once the forget point lags t by `step` cycles. A search from s reads no bit before s (fits
   // look forward from their start; remembered ranges hold for starts from theirs), so the
@@ -289,6 +268,27 @@ class BusyIntervals {
   size_t words() const { return ring_.size(); }  // memory held, in 64-bit words (tests)
 
  private:
+  // forget_before() whose caller never again searches or books before t (forget_lagging): the
+  // bits of the first word kept that lie before t may stay, as no query reads them.
+  void forget(uint64_t t, bool clear_first_word) {
+    if (t <= forgotten_) return;
+    forgotten_ = t;
+    // The words wholly before t leave at once (a port idle for thousands of cycles, e.g. an SM's
+    // reply port with hundreds of SMs, would step through each); push_back clears reused words.
+    if (count_ > 0 && base_ + 64 <= t) {
+      const uint64_t k = std::min<uint64_t>(count_, (t - base_) >> 6);
+      head_ = (head_ + k) & mask_;
+      count_ -= k;
+      base_ += 64 * k;
+    }
+    if (clear_first_word && count_ > 0 && t > base_) word(0) &= ~((uint64_t{1} << (t - base_)) - 1);
+    // The forgotten past counts as free: what is remembered holds from t on only.
+    if (count_ == 0 || run_end_ <= t) run_begin_ = run_end_ = 0;
+    else run_begin_ = std::max(run_begin_, t);
+    if (count_ == 0 || no_slot_to_ <= t) no_slot_from_ = no_slot_to_ = 0;
+    else no_slot_from_ = std::max(no_slot_from_, t);
+  }
+
   // [s, e) lies at or after the forget point and within the bitmap as it is: booked in place
   // (book() and book_strided()'s inline paths), with no growing or cutting.
   bool in_place(uint64_t s, uint64_t e) const { return s >= forgotten_ && s >= base_ && e <= base_ + 64 * count_; }

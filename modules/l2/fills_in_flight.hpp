@@ -51,10 +51,6 @@ class FillsInFlight {
     if (!(r[kEvictedFilter + (b >> 6)] >> (b & 63) & 1)) return false;  // not in the list
     return scan_evicted(set, line, now, fill);
   }
-  void prefetch(uint32_t set) const {
-    const char* r = reinterpret_cast<const char*>(record(set));
-    for (size_t b = 0; b < stride_ * 8; b += 64) __builtin_prefetch(r + b);
-  }
   size_t held(uint32_t set) { return size_t(record(set)[kHeld]); }     // tests: fills kept (<= ways)
   size_t evicted_kept(uint32_t set) const { return size_t(record(set)[kEvictedCount] & kLow); }  // tests: done ones too
 

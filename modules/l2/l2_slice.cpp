@@ -19,7 +19,6 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const L2Params& p, ClockDomain cl
 void L2Slice::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const sc_time now = sim_now();
   const DecodedAddress a = map_.decode(gp.get_address());
-  tags_.prefetch(a.set), flights_.prefetch(a.set);
   const auto* ext = gp.get_extension<gpu_mem_ext>();
   const AccessKind kind = ext ? ext->kind : (gp.is_write() ? AccessKind::store : AccessKind::load);
   const bool writes = gp.is_write() || kind == AccessKind::atomic;

@@ -30,10 +30,6 @@ class TagArray {
   }
   // Marks `line` clean (its data was written through), if present.
   void clean(uint32_t set, uint64_t line);
-  void prefetch(uint32_t set) const {
-    const char* r = reinterpret_cast<const char*>(words_.data() + base_) + size_t(set) * stride_;
-    for (size_t b = 0; b < stride_; b += 64) __builtin_prefetch(r + b);
-  }
   uint32_t sets() const { return sets_; }
   size_t size() const { return size_t(sets_) * ways_; }  // ways in all (way indices run below it)
   uint32_t ways() const { return ways_; }
