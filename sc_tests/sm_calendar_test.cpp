@@ -45,6 +45,7 @@ TEST(SmCalendar, SameTimeClientsRunInRotatingOrder) {
       {10, 1}, {10, 2}, {10, 3}, {10, 4}, {10, 0},   // start 1
       {20, 2}, {20, 3}, {20, 4}, {20, 0}, {20, 1}};  // start 2
   EXPECT_EQ(log.runs, want);
+  EXPECT_EQ(cal.steps(), want.size());
 }
 
 // Two clients, a (index 0) and b (index 1), of one calendar.
@@ -78,6 +79,7 @@ TEST(SmCalendar, TheEarliestRequestStands) {
   // a at 20 ns only (its 50 ns request was replaced by the earlier one, as with an sc_event).
   const std::vector<std::pair<double, uint32_t>> want = {{0, 0}, {0, 1}, {20, 0}, {30, 1}};
   EXPECT_EQ(t.log.runs, want);
+  EXPECT_EQ(cal.steps(), want.size());  // the replaced requests ran no step
 }
 
 TEST(SmCalendar, AClientAskedForNowRunsAgainInTheSameStep) {

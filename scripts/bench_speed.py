@@ -333,7 +333,9 @@ def section_scaling(a, summary):
     # faster spells (this one's speed drifts by 10-20% over minutes) then fall on every count
     # alike, where consecutive repeats of one count put a whole spell on it and moved the ratio.
     for name, args in WARP_CASES:
-        print(f"{name}\n{'SMs':>6}{'warp instr':>12}{'cycles':>10}{'CPU s':>9}{'ns/winstr':>11}")
+        # SM steps per 1000 warp instructions: the wake-ups the simulated dynamics ask for, each
+        # reading its SM's state afresh (a host statistic; blank from a binary without it).
+        print(f"{name}\n{'SMs':>6}{'warp instr':>12}{'cycles':>10}{'CPU s':>9}{'ns/winstr':>11}{'steps/k winstr':>16}")
         ns, best_of, round_ratios = {}, {}, []
         for _ in range(a.repeat or SCALING_ROUNDS):
             this_round = {}
@@ -347,7 +349,11 @@ def section_scaling(a, summary):
             best = best_of[sms]
             cpu, wi = sim_seconds(best)[0], best["warp_instructions"]
             ns[sms] = cpu / wi * 1e9
-            print(f"{sms:>6}{wi:>12}{best['sim']['cycles']:>10}{cpu:>9.3f}{ns[sms]:>11.1f}")
+            steps = best["host"].get("sm_steps")
+            per_k = f"{1000 * steps / wi:>16.1f}" if steps is not None else f"{'':>16}"
+            print(f"{sms:>6}{wi:>12}{best['sim']['cycles']:>10}{cpu:>9.3f}{ns[sms]:>11.1f}{per_k}")
+            if steps is not None:
+                summary[f"{name}_sm_steps_per_k_winstr_{sms}sm"] = round(1000 * steps / wi, 1)
             summary[f"{name}_ns_per_winstr_{sms}sm"] = round(ns[sms], 2)
         ratio = ns[SCALING_SMS[-1]] / ns[SCALING_SMS[0]]
         print(f"ns({SCALING_SMS[-1]})/ns({SCALING_SMS[0]}): {ratio:.2f}  target {target_note(ratio, TARGET_SCALING_RATIO, at_least=False)}")

@@ -603,6 +603,7 @@ json simulate_here(const PlatformConfig& cfg, const WorkloadDesc& w_in, const Si
   r["host_sim_seconds"] = wall;  // moved under "host" by run_workload
   r["host_sim_cpu_seconds"] = cpu;
   r["host_sm_steps_run_ahead"] = gpu.sm_calendar().steps_run_ahead();
+  r["host_sm_steps"] = gpu.sm_calendar().steps();
   if (vcd) vcd->write(req.vcd_path);
   gpu.for_each_table_link([&](auto& l) {
     // Per table (the victim sets of every SM together): what its owner accessed, in cycles.
@@ -702,11 +703,14 @@ RunStats run_workload_stats(const PlatformConfig& cfg, const WorkloadDesc& w, co
   stats.erase("host_sim_cpu_seconds");
   const uint64_t steps_ahead = stats.value("host_sm_steps_run_ahead", uint64_t{0});
   stats.erase("host_sm_steps_run_ahead");
+  const uint64_t steps = stats.value("host_sm_steps", uint64_t{0});
+  stats.erase("host_sm_steps");
   stats["host"] = {{"seconds", secs}, {"simulations", reqs.size()}, {"jobs", opt.jobs},
                    {"main_simulation_seconds", sim_wall},
                    {"main_simulation_cpu_seconds", sim_secs},
                    {"warp_instructions_per_second", sim_secs > 0 ? stats["warp_instructions"].get<double>() / sim_secs : 0.0},
                    {"simulated_cycles_per_second", sim_secs > 0 ? stats["sim"]["cycles"].get<double>() / sim_secs : 0.0},
+                   {"sm_steps", steps},  // SM steps the calendar ran (wake-ups)
                    {"sm_steps_run_ahead", steps_ahead},  // SM steps run without the calendar (quantum 1)
                    {"peak_rss_mib", peak_rss_mib()}, {"heap_huge_pages", heap_huge_pages()}};
   // Co-simulation checks describe the host run, not the modelled GPU: kept out of the results.

@@ -67,6 +67,7 @@ void SmCalendar::run() {
           const uint32_t i = (w << 6) + uint32_t(__builtin_ctzll(m));
           if (due_[i] != now) continue;  // asked for earlier since, and served
           due_[i] = kNone;
+          ++steps_;
           clients_[i]->activate();
         }
       }

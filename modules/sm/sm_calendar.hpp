@@ -92,6 +92,9 @@ class SmCalendar : public sc_core::sc_module {
   void watch_others(TimedWakeups* w) { others_ = w; }  // before enable_run_ahead
   // Client steps run ahead (a host statistic: how much run-ahead did).
   uint64_t steps_run_ahead() const { return steps_ahead_; }
+  // Client steps the calendar ran (activate() calls; a host statistic: an SM's step reads its
+  // state afresh, so steps per warp instruction are a run's fixed cost per instruction).
+  uint64_t steps() const { return steps_; }
 
  private:
   static constexpr uint64_t kNone = ~uint64_t{0};
@@ -138,7 +141,7 @@ class SmCalendar : public sc_core::sc_module {
   ClockDomain ahead_clock_;
   sc_core::sc_time ahead_end_;
   uint64_t next_try_ = 0, backoff_ = 1;  // a try that found no room waits backoff_ cycles
-  uint64_t steps_ahead_ = 0;
+  uint64_t steps_ahead_ = 0, steps_ = 0;
   CycleMarks marks_;
   sc_core::sc_event event_;
   uint64_t notified_ = kNone;  // the time event_ is notified for (kNone: not notified)
