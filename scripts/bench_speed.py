@@ -18,7 +18,8 @@ elaboration: its CPU time, host.main_simulation_cpu_seconds, as the headline, an
   memory instruction), side by side: CPU cost per warp instruction and simulated cycles.
 - scaling: the two cases at 20, 80 and 320 SMs with the grid scaled alike: ns per warp
   instruction and its ratio 320 / 20 SMs (target <= 1.25), from each count's best run over the
-  rounds, then each round's own ratio (how far the host's spells move it).
+  rounds, then each round's own ratio (how far the host's spells move it); beside each count, the
+  SM wake-ups per 1000 warp instructions (host.sm_steps), which the simulated dynamics set.
 - tb: the TB-level 8-process Parboil workload of scripts/tanasic_ch5.py under FCFS and under PPQ
   with context switch preemption: seconds per simulation and microseconds per TB.
 - tables: the same PPQ run with the scheduling framework's five tables (command buffers, active
