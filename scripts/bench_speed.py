@@ -351,10 +351,11 @@ def section_scaling(a, summary):
             cpu, wi = sim_seconds(best)[0], best["warp_instructions"]
             ns[sms] = cpu / wi * 1e9
             steps = best["host"].get("sm_steps")
-            per_k = f"{1000 * steps / wi:>16.1f}" if steps is not None else f"{'':>16}"
-            print(f"{sms:>6}{wi:>12}{best['sim']['cycles']:>10}{cpu:>9.3f}{ns[sms]:>11.1f}{per_k}")
-            if steps is not None:
-                summary[f"{name}_sm_steps_per_k_winstr_{sms}sm"] = round(1000 * steps / wi, 1)
+            per_k = None if steps is None else 1000 * steps / wi
+            print(f"{sms:>6}{wi:>12}{best['sim']['cycles']:>10}{cpu:>9.3f}{ns[sms]:>11.1f}"
+                  + (f"{per_k:>16.1f}" if per_k is not None else f"{'':>16}"))
+            if per_k is not None:
+                summary[f"{name}_sm_steps_per_k_winstr_{sms}sm"] = round(per_k, 1)
             summary[f"{name}_ns_per_winstr_{sms}sm"] = round(ns[sms], 2)
         ratio = ns[SCALING_SMS[-1]] / ns[SCALING_SMS[0]]
         print(f"ns({SCALING_SMS[-1]})/ns({SCALING_SMS[0]}): {ratio:.2f}  target {target_note(ratio, TARGET_SCALING_RATIO, at_least=False)}")
